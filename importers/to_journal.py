@@ -1,0 +1,43 @@
+"""Write any imported session as a v1 journal (``walkback import``).
+
+Each event's source record becomes one v1 record of the same type, with its own fields kept and
+its envelope (lsn/seq, hashes) replaced; completions point (``ref``) at the new lsn of the event
+they complete. The header names the source format, file and the source file's sha256, so the
+output can be traced back to exactly what it was made from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from journal.record import sha256_file
+from journal.writer import JournalWriter
+from timeline.model import Session
+
+ENVELOPE = frozenset({"v", "lsn", "seq", "ts", "run", "agent", "type", "ref", "intent", "prev", "h"})
+KIND_TYPE = {"tool_call": "intent", "tool_result": "commit", "run_start": "run.start"}
+
+
+def write_journal(session: Session, out: str | Path) -> Path:
+    """Write ``session`` to ``out`` (a run directory, or a ``.jsonl`` path) and return the journal path."""
+    source = session.sources[0] if session.sources else Path("?")
+    header = {k: v for k, v in session.header.items() if k not in ENVELOPE and k not in ("journal_id", "producer")}
+    header.pop("task", None)
+    header["source"] = {"format": session.format, "path": str(source), "sha256": sha256_file(source)}
+    with JournalWriter.create(out, task=session.task, **header) as w:
+        new_lsn: dict[int, int] = {}
+        for ev in session.events():
+            if ev.index == 0 and ev.type == "run.start":
+                continue
+            raw = session.raw(ev.index)
+            fields: dict[str, Any] = {k: v for k, v in raw.items() if k not in ENVELOPE}
+            if ev.lsn is not None:
+                fields["source_lsn"] = ev.lsn
+            fields["source_line"] = ev.line
+            if "ts" in raw:
+                fields["source_ts"] = raw["ts"]
+            typ = ev.type if ev.type and ev.type != "?" else KIND_TYPE.get(ev.kind, ev.kind)
+            ref = new_lsn.get(ev.ref) if ev.ref is not None else None
+            new_lsn[ev.index] = w.append(typ, ref=ref, agent=ev.agent or None, sync=False, **fields)
+        return w.path

@@ -1,0 +1,297 @@
+"""Importer for the reference journal: format v1 and the two seed dialects.
+
+A run directory brings its subagents along: every ``agent.spawn`` names the child's run
+directory (relative, inside the parent's), whose journal is read into the same session.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from journal.blobs import BlobStore
+from journal.errors import BlobError
+from journal.reader import Scanner, is_seq_result
+from journal.runlock import lock_is_held
+from journal.writer import JOURNAL_NAME, journal_path
+from timeline.model import IntegrityReport, RecoveryFinding, Session, parse_time
+
+NAME = "walkback"
+
+TYPE_KIND = {
+    "run.start": "run_start",
+    "plan": "plan",
+    "reframe": "plan",
+    "message": "message",
+    "model.call": "model_call",
+    "model.result": "model_result",
+    "intent": "tool_call",
+    "commit": "tool_result",
+    "fail": "tool_result",
+    "approval.request": "approval_request",
+    "approval.decision": "approval_decision",
+    "agent.spawn": "agent_spawn",
+    "agent.end": "agent_end",
+    "checkpoint": "checkpoint",
+    "test.result": "test_result",
+    "recovery": "recovery",
+    "journal.recovered": "integrity",
+    "compaction": "compaction",
+    "cancel": "run_end",
+    "run.end": "run_end",
+}
+OK_WORDS = frozenset({"ok", "success", "succeeded", "completed", "done", "committed", "passed"})
+
+Progress = Callable[[int], None]
+
+
+def handles_path(path: Path) -> bool:
+    return (path.is_dir() and (path / JOURNAL_NAME).is_file()) or path.name == JOURNAL_NAME
+
+
+def handles_bytes(head: bytes) -> bool:
+    first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0]
+    return first.startswith(b'{"v":1,') or (
+        first.startswith(b"{") and (b'"seq"' in first or (b'"lsn"' in first and b'"type"' in first))
+    )
+
+
+def target_of(rec: dict[str, Any]) -> str:
+    """The file or resource an intent acts on, wherever the dialect put it."""
+    for key in ("target", "file", "path"):
+        v = rec.get(key)
+        if isinstance(v, str):
+            return v
+    args = rec.get("args")
+    if isinstance(args, dict):
+        for key in ("path", "file", "target", "url"):
+            v = args.get(key)
+            if isinstance(v, str):
+                return v
+    return ""
+
+
+def load(path: Path, *, progress: Progress | None = None) -> Session:
+    """Read a journal (or a run directory with its subagents) into a Session."""
+    path = Path(path)
+    jpath = journal_path(path)
+    session = Session(format=NAME, sources=[])
+    stores: list[BlobStore] = []
+    _load_one(session, jpath, parent=None, spawned_by=None, stores=stores, progress=progress)
+    if len(session.sources) > 1:
+        _order_by_time(session)
+    session.blob_loader = _blob_loader(stores)
+    return session
+
+
+def _blob_loader(stores: list[BlobStore]) -> Callable[[str], bytes | None]:
+    def get(name: str) -> bytes | None:
+        for s in stores:
+            if s.has(name):
+                try:
+                    return s.get(name)
+                except BlobError:
+                    return None
+        return None
+
+    return get
+
+
+def _load_one(
+    session: Session,
+    jpath: Path,
+    *,
+    parent: str | None,
+    spawned_by: int | None,
+    stores: list[BlobStore],
+    progress: Progress | None,
+) -> None:
+    src = len(session.sources)
+    session.sources.append(jpath)
+    stores.append(BlobStore(jpath.parent / "blobs"))
+    t = session.table
+    scanner = Scanner(jpath)
+    by_key: dict[int, int] = {}  # lsn/seq -> event index (for refs)
+    children: list[tuple[Path, str, int]] = []
+    agent_id = ""
+    dialect = "v1"
+    ended = ""
+    n = 0
+    for rec in scanner:
+        d = rec.data
+        dialect = scanner.result.dialect
+        typ = d.get("type")
+        if dialect == "seq":
+            typ = "commit" if is_seq_result(d) else ("intent" if "tool" in d else typ)
+            if typ == "commit" and str(d.get("status", "ok")).lower() not in OK_WORDS:
+                typ = "fail"
+        typ = typ if isinstance(typ, str) else ""
+        if not agent_id:
+            agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
+            _add_agent(session, d, agent_id, parent, spawned_by)
+        agent = str(d.get("agent") or agent_id)
+        kind = TYPE_KIND.get(typ, "other")
+        ref_key = d.get("ref", d.get("intent"))
+        if dialect == "seq" and typ in ("commit", "fail"):
+            ref_key = rec.lsn
+        ref = by_key.get(ref_key, -1) if isinstance(ref_key, int) else -1
+        status = _status(typ, d)
+        i = t.append(
+            kind=kind,
+            type=typ or "?",
+            lsn=rec.lsn,
+            ts=parse_time(d.get("ts")) if "ts" in d else math.nan,
+            agent=agent,
+            tool=str(d.get("tool") or ""),
+            target=target_of(d) if kind in ("tool_call", "approval_request") else "",
+            status=status,
+            ref=ref,
+            src=src,
+            line=rec.line,
+            offset=rec.offset,
+            length=rec.length,
+        )
+        if not (dialect == "seq" and typ in ("commit", "fail")):
+            by_key[rec.lsn] = i
+        _complete(session, typ, d, ref, status)
+        if isinstance(d.get("approval"), int) and d["approval"] in by_key and kind == "tool_call":
+            session.gated[by_key[d["approval"]]] = i
+        if typ == "agent.spawn" and isinstance(d.get("child_dir"), str):
+            children.append((_child_path(jpath, d["child_dir"]), str(d.get("child_agent") or ""), i))
+        if typ in ("run.end", "cancel"):
+            ended = str(d.get("status") or ("cancelled" if typ == "cancel" else "completed"))
+        if typ in ("recovery", "journal.recovered"):
+            session.recovered = True
+        if typ == "recovery":
+            _finding(session, d, by_key)
+        if typ == "commit" and parent is None:
+            session.last_committed_lsn = rec.lsn
+        n += 1
+        if progress and n % 65536 == 0:
+            progress(n)
+    res = scanner.result
+    session.agents[agent_id].events = n
+    if parent is None:
+        session.header = res.header or {}
+        session.format = NAME if dialect == "v1" else f"{NAME}-seed-{dialect}"
+        session.task = str(session.header.get("task") or session.header.get("task_id") or "")
+        session.integrity = IntegrityReport(
+            chain=res.chain,
+            torn_tail=res.torn_tail,
+            first_bad_lsn=res.first_bad_lsn,
+            corrupt=[{"lsn": d.lsn, "line": d.line, "reason": d.reason} for d in res.corrupt],
+        )
+        if ended:
+            session.status = ended
+        elif lock_is_held(jpath.parent):
+            session.status = "running"
+        else:
+            session.status = "crashed"
+    elif res.torn or res.corrupt:
+        session.integrity.skipped.extend(
+            {"file": str(jpath), "line": d.line, "reason": d.reason} for d in res.torn + res.corrupt
+        )
+    for child_path, child_agent, spawn_index in children:
+        if child_path.is_file():
+            _load_one(
+                session, child_path, parent=agent_id, spawned_by=spawn_index, stores=stores, progress=progress
+            )
+
+
+def _add_agent(session: Session, first: dict[str, Any], agent_id: str, parent: str | None, spawned_by: int | None) -> None:
+    from timeline.model import Agent
+
+    run = str(first.get("run") or first.get("task_id") or "")
+    session.agents[agent_id] = Agent(
+        id=agent_id, parent=parent, spawned_by=spawned_by, run=run, task=str(first.get("task") or "")
+    )
+    if run:
+        session.runs.append(run)
+
+
+def _status(typ: str, d: dict[str, Any]) -> str:
+    if typ == "intent":
+        return "pending"
+    if typ == "commit":
+        return "recovered" if d.get("recovered") else "ok"
+    if typ == "fail":
+        return "failed"
+    if typ == "approval.request":
+        return "pending"
+    if typ == "approval.decision":
+        return "approved" if str(d.get("decision")) in ("approve", "approved", "yes") else "denied"
+    if typ == "agent.spawn":
+        return "running"
+    if typ == "agent.end":
+        return str(d.get("outcome") or "completed")
+    if typ == "recovery":
+        return str(d.get("finding") or "")
+    if typ == "journal.recovered":
+        return "torn"
+    if typ == "test.result":
+        return "ok" if d.get("passed", d.get("exit_code") == 0) else "failed"
+    if typ == "run.end":
+        return str(d.get("status") or "completed")
+    return ""
+
+
+def _complete(session: Session, typ: str, d: dict[str, Any], ref: int, status: str) -> None:
+    """Reflect a completing record on the event it completes."""
+    if ref < 0:
+        return
+    t = session.table
+    if typ in ("commit", "fail", "approval.decision"):
+        t.set_status(ref, status)
+    elif typ == "agent.end":
+        t.set_status(ref, status)
+        child = d.get("child_agent")
+        if isinstance(child, str) and child in session.agents:
+            session.agents[child].outcome = status
+    elif typ == "recovery" and d.get("action") == "ask_human":
+        t.set_status(ref, "in_doubt")
+
+
+def _finding(session: Session, d: dict[str, Any], by_key: dict[int, int]) -> None:
+    ref = d.get("ref")
+    session.recovery_findings.append(
+        RecoveryFinding(
+            lsn=ref if isinstance(ref, int) else -1,
+            target=str(d.get("target") or ""),
+            tool=str(d.get("tool") or ""),
+            finding=str(d.get("finding") or ""),
+            action=str(d.get("action") or ""),
+            detail=str(d.get("detail") or ""),
+        )
+    )
+    if isinstance(d.get("brief"), str):
+        session.brief = d["brief"]
+
+
+def _child_path(parent_journal: Path, child_dir: str) -> Path:
+    """Resolve a spawn's ``child_dir`` and refuse anything that escapes the parent's run dir."""
+    base = parent_journal.parent.resolve()
+    p = (base / child_dir).resolve()
+    if base not in p.parents:
+        return base / "__outside__" / JOURNAL_NAME  # never read; the spawn stays visible
+    return p / JOURNAL_NAME
+
+
+def _order_by_time(session: Session) -> None:
+    """Interleave the events of several journals by time, keeping each journal's own order."""
+    t = session.table
+    per_src: dict[int, list[int]] = {}
+    for i in range(len(t)):
+        per_src.setdefault(t.src[i], []).append(i)
+
+    def when(i: int) -> float:
+        return math.inf if math.isnan(t.ts[i]) else t.ts[i]
+
+    perm = list(heapq.merge(*per_src.values(), key=when))
+    t.reorder(perm)
+    for a in session.agents.values():
+        if a.spawned_by is not None:
+            a.spawned_by = t.new_index(a.spawned_by)
+    session.gated = {t.new_index(k): t.new_index(v) for k, v in session.gated.items()}

@@ -1,0 +1,75 @@
+"""The one exception tree of walkback. Library code raises these; only the CLI prints them.
+
+    WalkbackError                 every expected failure; carries path and line when known
+    ├── JournalError              a journal cannot be read or written as asked
+    │   ├── UnusableJournal       not a journal at all: empty, binary, not JSON lines, unknown version
+    │   ├── JournalDamaged        torn tail or corruption found where an intact journal was required
+    │   └── JournalWriteFailed    a write or fsync failed; the writer is closed for good
+    ├── BlobError                 a blob is missing, malformed or does not match its hash
+    ├── ImporterError
+    │   └── UnknownFormat         no importer recognises the input
+    ├── RecoveryError             recovery cannot proceed safely (needs a human)
+    └── AgentError                the agent loop refused an action (bad planner output, policy)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class WalkbackError(Exception):
+    """Base of every expected failure. ``str(e)`` is one line naming the file and line."""
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
+        return f"{where}{self.message}"
+
+
+class JournalError(WalkbackError):
+    """A journal cannot be read or written as asked."""
+
+
+class UnusableJournal(JournalError):
+    """The input is not a journal we can read at all (exit code 2)."""
+
+    exit_code = 2
+
+
+class JournalDamaged(JournalError):
+    """Damage was found where an intact journal is required."""
+
+
+class JournalWriteFailed(JournalError):
+    """A write or fsync failed. Never retried: after a failed fsync the page cache may lie."""
+
+
+class BlobError(WalkbackError):
+    """A blob is missing, malformed, or does not hash to its name."""
+
+
+class ImporterError(WalkbackError):
+    """An importer could not read its input."""
+
+    exit_code = 2
+
+
+class UnknownFormat(ImporterError):
+    """No importer recognises the input."""
+
+
+class RecoveryError(WalkbackError):
+    """Recovery cannot proceed without a human."""
+
+
+class AgentError(WalkbackError):
+    """The agent loop refused to act (invalid planner output, denied approval, policy)."""

@@ -1,0 +1,79 @@
+"""Record encoding and hashing of journal format v1 (docs/journal-format.md, "Envelope").
+
+A v1 line is ``BODY + ',"h":"' + sha256(BODY) + '"}' + '\\n'`` where BODY is the orjson encoding of
+the record without ``h`` minus its closing brace. Verifying a line therefore needs no
+re-canonicalisation: hash the bytes before the ``,"h":"`` suffix and compare.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+FORMAT_VERSION = 1
+ZERO_HASH = "0" * 64
+H_MARK = b',"h":"'
+ABSENT = "absent"
+"""The pre/post value of a file that does not exist."""
+
+SYNC_TYPES = frozenset(
+    {
+        "run.start",
+        "intent",
+        "agent.spawn",
+        "approval.decision",
+        "recovery",
+        "checkpoint",
+        "run.end",
+        "journal.recovered",
+    }
+)
+"""Types fsynced before ``append`` returns: each precedes a side effect or closes a run."""
+
+
+def now_iso() -> str:
+    """RFC 3339 UTC timestamp with microseconds (informational only; lsn orders records)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def encode(record: dict[str, Any]) -> tuple[bytes, str]:
+    """Encode ``record`` (which must not contain ``h``) as one v1 line; return ``(line, h)``."""
+    body = orjson.dumps(record)[:-1]
+    h = hashlib.sha256(body).hexdigest()
+    return body + H_MARK + h.encode() + b'"}\n', h
+
+
+def line_hash(line: bytes) -> tuple[str | None, str | None]:
+    """Return ``(stored_h, computed_h)`` of a line without its newline; ``None`` where absent.
+
+    ``computed_h`` is the hash of the body as written, so a record whose ``h`` field alone was
+    damaged can still be recognised as the record a later ``prev`` points at.
+    """
+    i = line.rfind(H_MARK)
+    if i < 0:
+        return None, None
+    stored = line[i + 6 : i + 70]
+    computed = hashlib.sha256(line[:i]).hexdigest()
+    if len(stored) != 64 or line[i + 70 :] != b'"}':
+        return None, computed
+    try:
+        return stored.decode("ascii"), computed
+    except UnicodeDecodeError:
+        return None, computed
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Content hash in the journal's notation: ``sha256:<hex>``."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | Any) -> str:
+    """``sha256:<hex>`` of a file's content, or :data:`ABSENT` if it does not exist."""
+    try:
+        with open(path, "rb") as f:
+            return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
+    except FileNotFoundError:
+        return ABSENT

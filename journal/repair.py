@@ -1,0 +1,71 @@
+"""Torn-tail repair: keep a copy, cut the tail, say so in the journal.
+
+Only a torn tail is ever cut (a crash mid-append leaves one). Corruption followed by valid records
+is refused: cutting there would destroy records that were durably written, so a human decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import failpoints
+from .errors import JournalDamaged
+from .fileops import OS, FileOps
+from .reader import ScanResult, scan
+from .writer import JournalWriter, journal_path
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What a repair did; ``truncated_bytes == 0`` means there was nothing to repair."""
+
+    path: Path
+    truncated_bytes: int
+    last_good_lsn: int
+    broken_copy: Path | None
+    recovered_lsn: int | None
+    """lsn of the appended ``journal.recovered`` record."""
+
+
+def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
+    """Repair a torn tail in place. Raises :class:`JournalDamaged` on mid-log corruption."""
+    path = journal_path(path)
+    result: ScanResult = scan(path)
+    if result.corrupt:
+        d = result.corrupt[0]
+        raise JournalDamaged(
+            f"corruption at lsn {d.lsn} ({d.reason}) with valid records after it; "
+            "not repaired: a human must decide",
+            path=path,
+            line=d.line,
+        )
+    if not result.torn:
+        return RepairReport(path, 0, result.last_lsn, None, None)
+    data = path.read_bytes()
+    dropped = data[result.valid_end :]
+    broken = path.with_name(f"{path.name}.broken-{result.last_lsn}-{int(time.time())}")
+    shutil.copyfile(path, broken)
+    fd = ops.open_append(broken)
+    ops.fsync(fd)
+    ops.close(fd)
+    ops.fsync_dir(path.parent)
+    failpoints.failpoint("repair.after_copy")
+    ops.truncate(path, result.valid_end)
+    fd = ops.open_append(path)
+    ops.fsync(fd)
+    ops.close(fd)
+    failpoints.failpoint("repair.after_truncate")
+    with JournalWriter.open(path, ops=ops) as w:
+        lsn = w.append(
+            "journal.recovered",
+            truncated_bytes=len(dropped),
+            dropped_sha256="sha256:" + hashlib.sha256(dropped).hexdigest(),
+            orphan_lines=[d.line for d in result.torn],
+            last_good_lsn=result.last_lsn,
+            broken_copy=broken.name,
+        )
+    return RepairReport(path, len(dropped), result.last_lsn, broken, lsn)

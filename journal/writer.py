@@ -1,0 +1,249 @@
+"""The journal writer: one record per line, hash chain, fsync before side effects, group commit.
+
+Durability rules (docs/journal-format.md, "Durability"):
+
+* records of a type in :data:`~journal.record.SYNC_TYPES` are fdatasynced before ``append``
+  returns: each precedes a side effect (intent, spawn, recovery decision) or closes a run;
+* other records are written at once (so a killed process loses nothing) and made durable by the
+  next sync record, or by the group-commit timer (``group_interval`` seconds) — whichever is first;
+* a failed write or fsync closes the writer for good. It is never retried: after a failed fsync
+  the kernel may have dropped the dirty pages while reporting them clean (PostgreSQL's lesson).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import failpoints
+from .blobs import BlobStore
+from .errors import JournalDamaged, JournalWriteFailed
+from .fileops import OS, FileOps
+from .record import FORMAT_VERSION, SYNC_TYPES, ZERO_HASH, encode, now_iso
+
+JOURNAL_NAME = "journal.jsonl"
+PRODUCER = {"name": "walkback", "version": "0.1.0"}
+
+
+def journal_path(path: str | Path) -> Path:
+    """Accept a run directory or a journal file and return the journal file's path."""
+    p = Path(path)
+    return p / JOURNAL_NAME if p.is_dir() else p
+
+
+class JournalWriter:
+    """Appends records to one journal. Not thread-safe: one writer per journal, per process."""
+
+    def __init__(
+        self,
+        path: Path,
+        fd: int,
+        *,
+        run: str,
+        agent: str,
+        dialect: str,
+        next_lsn: int,
+        last_h: str,
+        ops: FileOps,
+        group_interval: float,
+    ) -> None:
+        self.path = path
+        self.run = run
+        self.agent = agent
+        self.dialect = dialect
+        self.next_lsn = next_lsn
+        self.last_h = last_h
+        self.blobs = BlobStore(path.parent / "blobs", ops=ops)
+        self._fd: int | None = fd
+        self._ops = ops
+        self._dirty = False
+        self._group_interval = group_interval
+        self._last_sync = time.monotonic()
+
+    # -- opening ------------------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        run_dir: str | Path,
+        *,
+        task: str,
+        run: str | None = None,
+        agent: str = "main",
+        ops: FileOps = OS,
+        group_interval: float = 0.2,
+        **header: Any,
+    ) -> JournalWriter:
+        """Create ``run_dir/journal.jsonl`` with its ``run.start`` header (lsn 0), durably.
+
+        ``run_dir`` may also name the journal file itself (a path ending in ``.jsonl``).
+
+        Extra keyword arguments become header fields (``base_ref``, ``parent``, ``source`` ...).
+        """
+        target = Path(run_dir)
+        path = target if target.suffix == ".jsonl" else target / JOURNAL_NAME
+        run_dir = path.parent
+        ops.mkdir(run_dir)
+        if path.exists() and path.stat().st_size:
+            raise JournalWriteFailed("journal already exists; open it to append", path=path)
+        fd = ops.open_append(path)
+        ops.fsync_dir(run_dir)
+        w = cls(
+            path,
+            fd,
+            run=run or uuid.uuid4().hex[:12],
+            agent=agent,
+            dialect="v1",
+            next_lsn=0,
+            last_h=ZERO_HASH,
+            ops=ops,
+            group_interval=group_interval,
+        )
+        w.append(
+            "run.start",
+            journal_id=uuid.uuid4().hex,
+            task=task,
+            producer=PRODUCER,
+            **header,
+        )
+        return w
+
+    @classmethod
+    def open(cls, path: str | Path, *, ops: FileOps = OS, group_interval: float = 0.2) -> JournalWriter:
+        """Open an existing journal to append. Refuses a damaged one: repair it first."""
+        from .reader import scan  # reader imports nothing from here; avoid a cycle at import
+
+        path = journal_path(path)
+        result = scan(path)
+        if not result.intact:
+            raise JournalDamaged(
+                f"journal is damaged ({result.damage_summary()}); run `walkback check --repair` first",
+                path=path,
+            )
+        header = result.header or {}
+        if result.dialect == "seq":
+            next_lsn = max((r.lsn for r in result.records), default=0) + 1
+        else:
+            next_lsn = result.last_lsn + 1
+        fd = ops.open_append(path)
+        return cls(
+            path,
+            fd,
+            run=str(header.get("run") or header.get("task_id") or ""),
+            agent=str(header.get("agent") or "main"),
+            dialect=result.dialect,
+            next_lsn=next_lsn,
+            last_h=result.last_h or ZERO_HASH,
+            ops=ops,
+            group_interval=group_interval,
+        )
+
+    # -- appending ----------------------------------------------------------------------------
+    def append(
+        self,
+        type: str,
+        *,
+        ref: int | None = None,
+        sync: bool | None = None,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> int:
+        """Append one record and return its lsn. Syncs when ``type`` requires it or ``sync``."""
+        if self._fd is None:
+            raise JournalWriteFailed("writer is closed (an earlier write or fsync failed)", path=self.path)
+        lsn = self.next_lsn
+        line, h = self._encode(type, lsn, ref, agent, fields)
+        self._write(type, line)
+        self.next_lsn = lsn + 1
+        self.last_h = h
+        self._dirty = True
+        if sync or (sync is None and type in SYNC_TYPES):
+            self._sync(type)
+        elif time.monotonic() - self._last_sync >= self._group_interval:
+            self._sync(type)
+        return lsn
+
+    def _encode(
+        self, type: str, lsn: int, ref: int | None, agent: str | None, fields: dict[str, Any]
+    ) -> tuple[bytes, str]:
+        if self.dialect == "v1":
+            rec: dict[str, Any] = {
+                "v": FORMAT_VERSION,
+                "lsn": lsn,
+                "ts": now_iso(),
+                "run": self.run,
+                "agent": agent or self.agent,
+                "type": type,
+            }
+            if ref is not None:
+                rec["ref"] = ref
+            rec.update(fields)
+            rec["prev"] = self.last_h
+            return encode(rec)
+        key = "seq" if self.dialect == "seq" else "lsn"
+        rec = {key: lsn, "type": type}
+        if ref is not None:
+            rec["ref"] = ref
+        rec.update(fields)
+        return orjson.dumps(rec) + b"\n", ""
+
+    def _write(self, type: str, line: bytes) -> None:
+        assert self._fd is not None
+        failpoints.failpoint(f"write.{type}.before")
+        try:
+            if failpoints.armed(f"write.{type}.mid"):
+                self._ops.write(self._fd, line[: len(line) // 2])
+                failpoints.failpoint(f"write.{type}.mid")
+                self._ops.write(self._fd, line[len(line) // 2 :])
+            else:
+                self._ops.write(self._fd, line)
+        except OSError as e:
+            self._fail(f"write failed: {e}")
+        failpoints.failpoint(f"write.{type}.after")
+
+    def _sync(self, type: str = "") -> None:
+        assert self._fd is not None
+        failpoints.failpoint(f"fsync.{type}.before")
+        try:
+            self._ops.fdatasync(self._fd)
+        except OSError as e:
+            self._fail(f"fsync failed: {e}")
+        self._dirty = False
+        self._last_sync = time.monotonic()
+        failpoints.failpoint(f"fsync.{type}.after")
+
+    def _fail(self, why: str) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                self._ops.close(fd)
+            except OSError:
+                pass
+        raise JournalWriteFailed(f"{why}; the journal is closed for writing and will not be retried", path=self.path)
+
+    def sync(self) -> None:
+        """Make every record appended so far durable."""
+        if self._fd is not None and self._dirty:
+            self._sync()
+
+    def close(self) -> None:
+        """Sync and close. Safe to call twice."""
+        if self._fd is None:
+            return
+        self.sync()
+        self._ops.close(self._fd)
+        self._fd = None
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

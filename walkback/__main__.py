@@ -1,0 +1,3 @@
+from walkback.cli import main
+
+main()

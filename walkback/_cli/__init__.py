@@ -1,0 +1,1 @@
+"""Command modules, one per group. Heavy imports happen inside command bodies."""

@@ -1,0 +1,59 @@
+"""The one place where library errors become terminal output and exit codes."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+import orjson
+
+from journal.errors import WalkbackError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class CommandError(click.ClickException):
+    """A ClickException whose exit code comes from the WalkbackError it wraps."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def handle_errors(fn: F) -> F:
+    """Turn expected failures into one ``Error: file:line: what`` line and the documented exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except WalkbackError as e:
+            raise CommandError(str(e), e.exit_code) from None
+        except (OSError, MemoryError, RecursionError) as e:
+            raise CommandError(f"{type(e).__name__}: {e}", 2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(data: Any) -> None:
+    """Stable machine output: sorted keys, indented, one trailing newline."""
+    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+
+
+def json_option(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")(fn)  # type: ignore[return-value]
+
+
+def progress_printer(label: str) -> Callable[[int], None] | None:
+    """A progress callback that writes to stderr when it is a terminal (never into --json output)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(n: int) -> None:
+        sys.stderr.write(f"\r{label}: {n:,} records")
+        sys.stderr.flush()
+
+    return show

@@ -1,0 +1,23 @@
+"""Entry point: one click group; each command lives in ``walkback/_cli/<group>.py``."""
+
+from __future__ import annotations
+
+import click
+
+from walkback import __version__
+from walkback._cli import inspect as inspect_cmds
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="walkback")
+def cli() -> None:
+    """walkback: write-ahead journals for coding agents — record, recover, replay, export."""
+
+
+cli.add_command(inspect_cmds.show)
+cli.add_command(inspect_cmds.check)
+cli.add_command(inspect_cmds.import_)
+
+
+def main() -> None:
+    cli(prog_name="walkback")
