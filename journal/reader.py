@@ -109,13 +109,16 @@ class ScanResult:
         return "; ".join(parts) or "intact"
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, int, bytes, bool]]:
-    """Yield ``(offset, line_no, line, has_newline)``; the line excludes ``\\n`` and a ``\\r``."""
+def iter_lines(path: Path, start: int = 0) -> Iterator[tuple[int, int, bytes, bool]]:
+    """Yield ``(offset, line_no, line, has_newline)``; the line excludes ``\\n`` and a ``\\r``.
+
+    ``start`` (a line's first byte) begins there; line numbers then count from that line.
+    """
     with open(path, "rb") as f:
-        offset = 0
+        offset = f.seek(start)
         line_no = 0
         carry = b""
-        first = True
+        first = start == 0
         while True:
             block = f.read(BLOCK)
             if first:
@@ -182,8 +185,14 @@ def _parse(line: bytes) -> tuple[dict[str, Any] | None, str]:
 class Scanner:
     """Iterate a journal's readable records; ``result`` describes integrity when done."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, start: int = 0) -> None:
+        """``start``: byte offset of a line to begin at (a tail scan, e.g. from the last checkpoint).
+
+        A tail scan trusts that first record by its own hash and verifies the chain forward from
+        it; its line numbers count from it, and it has no header.
+        """
         self.path = journal_path(path)
+        self.start = start
         self.result = ScanResult(path=self.path)
 
     def __iter__(self) -> Iterator[Record]:
@@ -195,7 +204,7 @@ class Scanner:
             raise UnusableJournal("no such file", path=path) from None
         except OSError as e:
             raise UnusableJournal(f"cannot read: {e.strerror}", path=path) from None
-        lines = iter_lines(path)
+        lines = iter_lines(path, self.start)
         dialect = ""
         for offset, line_no, line, nl in lines:
             if not line.strip():
@@ -222,8 +231,9 @@ class Scanner:
         self, first: tuple[int, int, bytes, dict[str, Any]], lines: Iterator[tuple[int, int, bytes, bool]]
     ) -> Iterator[Record]:
         res = self.result
-        last_h = ZERO_HASH
-        expect = 0
+        last_h, expect = ZERO_HASH, 0
+        if self.start:
+            last_h, expect = first[3].get("prev"), first[3].get("lsn")
         region: list[tuple[Damage, str | None, str | None]] = []
         region_hashes: set[str] = set()
         pending: list[Record] = []
@@ -330,7 +340,7 @@ class Scanner:
         res = self.result
         key = "seq" if res.dialect == "seq" else "lsn"
         o, n, ln, r = first
-        res.header = r
+        res.header = None if self.start else r
         bad: list[Damage] = []
         last_intent = -1
         closed: set[int] = set()
