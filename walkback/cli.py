@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from walkback import __version__
+from walkback._cli import agent as agent_cmds
+from walkback._cli import demo as demo_cmds
 from walkback._cli import inspect as inspect_cmds
 
 
@@ -17,6 +19,8 @@ def cli() -> None:
 cli.add_command(inspect_cmds.show)
 cli.add_command(inspect_cmds.check)
 cli.add_command(inspect_cmds.import_)
+cli.add_command(agent_cmds.agent)
+cli.add_command(demo_cmds.demo)
 
 
 def main() -> None:
