@@ -8,6 +8,7 @@ from walkback import __version__
 from walkback._cli import agent as agent_cmds
 from walkback._cli import demo as demo_cmds
 from walkback._cli import inspect as inspect_cmds
+from walkback._cli import recover as recover_cmds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,6 +20,7 @@ def cli() -> None:
 cli.add_command(inspect_cmds.show)
 cli.add_command(inspect_cmds.check)
 cli.add_command(inspect_cmds.import_)
+cli.add_command(recover_cmds.recover)
 cli.add_command(agent_cmds.agent)
 cli.add_command(demo_cmds.demo)
 

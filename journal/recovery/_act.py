@@ -1,0 +1,147 @@
+"""Acting on findings: journal the decision (fsynced, in the journal's dialect), then act.
+
+Crash-safety comes from the order and from re-observing: a rerun classifies every still-open
+intent again from the workspace as it is. A decision equal to the last one journaled for the same
+intent is not journaled again; a changed one (torn, then killed after the restore: now
+``not_applied``) is. An intent is closed only by a commit (the post hash verified, and the
+intent's ``check`` passing) or a fail, so a second run finds nothing to repeat.
+
+Failpoints (``WALKBACK_FAILPOINT``): ``recovery.before_decision``, ``recovery.after_decision``,
+``recovery.after_restore``, ``recovery.after_apply``, ``recovery.after_commit``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from journal import failpoints
+from journal.errors import RecoveryError
+from journal.record import sha256_file
+
+from . import _effects
+from ._dialect import Appender
+from ._observe import Step
+
+
+class Actor:
+    """Applies the steps of one journal."""
+
+    def __init__(
+        self,
+        appender: Appender,
+        workspace: Path | None,
+        decisions: dict[tuple[int, int | None], tuple[str, str]],
+    ) -> None:
+        self.out = appender
+        self.workspace = workspace
+        self.decisions = decisions
+        self.unit = "seq" if appender.dialect == "seq" else "lsn"
+
+    def run(self, step: Step) -> None:
+        """Journal the decision about ``step`` unless it is already the last one, then act."""
+        p, f = step.pending, step.finding
+        key = (p.ref, p.lsn) if p.kind == "lost" else (p.lsn, None)
+        assert key[0] is not None
+        if self.decisions.get(key) != (f.finding, f.action):
+            failpoints.failpoint("recovery.before_decision")
+            self.out.decision(p, f.finding, f.action, f.detail)
+            self.decisions[key] = (f.finding, f.action)
+            failpoints.failpoint("recovery.after_decision")
+        act = getattr(self, "_" + f.action)
+        act(step)
+
+    # -- actions ------------------------------------------------------------------------------
+    def _commit(self, step: Step) -> None:
+        self._close_file(step, "the effect had landed")
+
+    def _redo(self, step: Step) -> None:
+        if step.pending.effect == "command":
+            self._rerun(step)
+            return
+        assert step.path is not None and step.post is not None
+        _effects.put_image(step.path, step.post)
+        failpoints.failpoint("recovery.after_apply")
+        self._close_file(step, f"redone from {step.post.source}")
+
+    def _restore_redo(self, step: Step) -> None:
+        assert step.path is not None and step.post is not None
+        restored = "no pre image"
+        if step.pre is not None:
+            _effects.put_image(step.path, step.pre)
+            restored = f"restored from {step.pre.source}"
+            failpoints.failpoint("recovery.after_restore")
+        _effects.put_image(step.path, step.post)
+        failpoints.failpoint("recovery.after_apply")
+        self._close_file(step, f"{restored}, redone from {step.post.source}")
+
+    def _reissue(self, step: Step) -> None:
+        p = step.pending
+        assert p.key is not None
+        try:
+            result = _effects.reissue(p.args, p.key)
+        except OSError as e:
+            step.finding.outcome = f"reissue failed ({e}); still in doubt: run recover again"
+            return
+        failpoints.failpoint("recovery.after_apply")
+        status = result["status"]
+        if 200 <= status < 300:
+            verified = {"post": None, "check": None, "result": True}
+            lsn = self.out.commit(p, post=None, verified=verified, result=result)
+            step.finding.outcome = f"reissued with key {p.key}: HTTP {status}; committed ({self.unit} {lsn})"
+        else:
+            lsn = self.out.fail(p, f"reissued call answered HTTP {status}", result)
+            step.finding.outcome = f"reissued with key {p.key}: HTTP {status}; failed ({self.unit} {lsn})"
+        step.finding.done = True
+        failpoints.failpoint("recovery.after_commit")
+
+    def _ask_human(self, step: Step) -> None:
+        step.finding.outcome = "left for a human"
+
+    def _ask_again(self, step: Step) -> None:
+        step.finding.outcome = "to be asked again"
+
+    def _none(self, step: Step) -> None:
+        step.finding.outcome = "nothing to undo"
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _rerun(self, step: Step) -> None:
+        assert self.workspace is not None
+        p = step.pending
+        code, tail = _effects.run_command(self.workspace, p.args)
+        failpoints.failpoint("recovery.after_apply")
+        result = {"exit_code": code, "output_tail": tail}
+        if code == 0:
+            verified = {"post": None, "check": None, "result": True}
+            lsn = self.out.commit(p, post=None, verified=verified, result=result)
+            step.finding.outcome = f"ran again: exit 0; committed ({self.unit} {lsn})"
+        else:
+            lsn = self.out.fail(p, f"command ran again and exited {code}", result)
+            step.finding.outcome = f"ran again: exit {code}; failed ({self.unit} {lsn})"
+        step.finding.done = True
+        failpoints.failpoint("recovery.after_commit")
+
+    def _close_file(self, step: Step, how: str) -> None:
+        """Verify the post hash (and the intent's check), then commit; a failed check fails it."""
+        assert step.path is not None and self.workspace is not None
+        p = step.pending
+        _effects.drop_stale_temp(step.path)
+        h = sha256_file(step.path)
+        if h != p.post:
+            raise RecoveryError(
+                f"lsn {p.lsn}: {p.target} hashes to {h} after recovery, not {p.post}; "
+                "something else is writing the workspace",
+                path=step.path,
+            )
+        check = None
+        if p.check:
+            code, _ = _effects.run_check(self.workspace, p.check)
+            check = {"cmd": p.check, "exit_code": code}
+            if code != 0:
+                lsn = self.out.fail(p, f"check failed after recovery (exit {code})", {"check": check})
+                step.finding.outcome = f"{how}; check exited {code}: failed ({self.unit} {lsn})"
+                step.finding.done = True
+                return
+        lsn = self.out.commit(p, post=h, verified={"post": True, "check": check, "result": None})
+        step.finding.outcome = f"{how}; post hash verified; committed ({self.unit} {lsn})"
+        step.finding.done = True
+        failpoints.failpoint("recovery.after_commit")

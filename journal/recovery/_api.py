@@ -1,0 +1,198 @@
+"""``analyze`` and ``recover``: one journal, then its subagents' journals, under the run's lock."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from journal.blobs import BlobStore
+from journal.errors import RecoveryError, UnusableJournal
+from journal.fileops import OS
+from journal.record import ZERO_HASH
+from journal.repair import repair
+from journal.runlock import LOCK_NAME, RunLock, lock_is_held
+from journal.writer import JOURNAL_NAME, JournalWriter, journal_path
+
+from ._act import Actor
+from ._brief import make_brief
+from ._dialect import Appender
+from ._images import Images
+from ._observe import observe
+from ._plan import RecoveryPlan
+from ._read import Window, read_window
+
+
+def analyze(path: str | Path, *, workspace: Path | None = None) -> RecoveryPlan:
+    """Classify every unfinished intent of a journal (and its subagents'); change nothing.
+
+    Args:
+        path: a run directory or a journal file.
+        workspace: the working tree the journal edits; defaults to the header's ``workspace``.
+    """
+    return recover(path, workspace=workspace, apply=False)
+
+
+def recover(path: str | Path, *, workspace: Path | None = None, apply: bool = False) -> RecoveryPlan:
+    """Analyze, and with ``apply`` repair a torn tail, journal each decision, then act on it.
+
+    Acting restores and redoes end-state file intents from their images and commits them when the
+    post hash verifies, reissues keyed external calls with the same key, and leaves everything in
+    doubt to a human. Running it again changes nothing; killed half-way, a rerun finishes the job.
+
+    Raises:
+        UnusableJournal: ``path`` is not a journal.
+        JournalDamaged: the journal has corruption (never repaired here).
+        RecoveryError: the run is live, or the workspace is missing.
+    """
+    jpath = journal_path(Path(path))
+    if not jpath.is_file():
+        raise UnusableJournal("no such journal (expected a run directory or a journal file)", path=jpath)
+    return _recover(jpath, Path(workspace) if workspace is not None else None, None, apply=apply, top=True)
+
+
+def _lock_holder(run_dir: Path) -> int | None:
+    """The pid of another live process holding the run's lock (-1 if unknown), else None."""
+    if not lock_is_held(run_dir):
+        return None
+    try:
+        pid = int((run_dir / LOCK_NAME).read_text().strip() or -1)
+    except (OSError, ValueError):
+        pid = -1
+    return None if pid == os.getpid() else pid
+
+
+@contextmanager
+def _locked(run_dir: Path, apply: bool) -> Iterator[None]:
+    """Hold the run's lock while applying, unless this very process (the agent resuming) holds it."""
+    if not apply or lock_is_held(run_dir):
+        yield
+        return
+    with RunLock(run_dir):
+        yield
+
+
+def _workspace(header_ws: object, explicit: Path | None, rebase: tuple[Path, Path] | None) -> Path | None:
+    if explicit is not None:
+        return explicit
+    if not isinstance(header_ws, str) or not header_ws:
+        return None
+    ws = Path(header_ws)
+    if rebase is not None:
+        try:
+            return rebase[1] / ws.relative_to(rebase[0])
+        except ValueError:
+            pass
+    return ws
+
+
+def _recover(
+    jpath: Path, workspace: Path | None, rebase: tuple[Path, Path] | None, *, apply: bool, top: bool
+) -> RecoveryPlan:
+    run_dir = jpath.parent
+    plan = RecoveryPlan(journal=jpath, applied=apply)
+    holder = _lock_holder(run_dir)
+    if holder is not None:
+        if top and apply:
+            raise RecoveryError(
+                f"the run is live (pid {holder} holds its lock); stop it first", path=run_dir / LOCK_NAME
+            )
+        plan.live = True
+        plan.notes.append(f"{jpath}: the run is live (pid {holder} holds its lock); not recovered.")
+        plan.brief = make_brief(plan)
+        return plan
+    with _locked(run_dir, apply):
+        win = read_window(jpath)
+        header = win.header
+        plan.run = str(header.get("run") or header.get("task_id") or "")
+        plan.agent = str(header.get("agent") or "main")
+        plan.task = str(header.get("task") or header.get("title") or header.get("task_id") or "")
+        plan.dialect = win.dialect
+        plan.read_from = win.start_lsn
+        plan.committed_through = win.committed_through
+        plan.next_lsn = win.next_lsn
+        ws = plan.workspace = _workspace(header.get("workspace"), workspace, rebase)
+        if any(p.kind == "intent" and p.effect in ("fs", "command") for p in win.pending):
+            if ws is None:
+                raise RecoveryError("the journal names no workspace; pass --workspace DIR", path=jpath)
+            if not ws.is_dir():
+                raise RecoveryError(f"workspace {ws} is not a directory", path=jpath)
+        if apply and win.scan.torn:
+            rep = repair(jpath)
+            plan.notes.append(
+                f"A torn tail of {rep.truncated_bytes} bytes was cut after lsn {rep.last_good_lsn} "
+                f"(copy kept as {rep.broken_copy.name if rep.broken_copy else '?'})."
+            )
+            win = read_window(jpath)
+        elif win.scan.torn:
+            plan.notes.append(
+                f"A torn tail of {win.scan.file_size - win.scan.valid_end} bytes follows lsn {win.last_lsn}."
+            )
+        steps = [observe(p, ws, _images(win, run_dir, ws), plan.agent) for p in win.pending]
+        plan.findings = [s.finding for s in steps]
+        if apply and steps:
+            with _writer(win) as writer:
+                actor = Actor(Appender(writer, win.dialect), ws, win.decisions)
+                for s in steps:
+                    actor.run(s)
+                plan.next_lsn = writer.next_lsn
+        elif apply:
+            plan.next_lsn = win.next_lsn
+        child_rebase = (
+            (Path(header["workspace"]), ws) if isinstance(header.get("workspace"), str) and ws else None
+        )
+        for sp in win.spawns:
+            child = _child_journal(run_dir, sp.child_dir)
+            if child is None or not child.is_file():
+                if not sp.ended:
+                    plan.notes.append(f"Agent {sp.child_agent} (spawned at lsn {sp.lsn}) has no journal yet.")
+                continue
+            if child.stat().st_size == 0:
+                plan.notes.append(f"Agent {sp.child_agent} (spawned at lsn {sp.lsn}) died before its header.")
+                continue
+            sub = _recover(child, None, child_rebase, apply=apply, top=False)
+            sub.agent = sub.agent if sub.agent != "main" else (sp.child_agent or sub.agent)
+            for f in sub.findings:
+                f.agent = sub.agent
+            plan.children.append(sub)
+    plan.brief = make_brief(plan)
+    return plan
+
+
+def _images(win: Window, run_dir: Path, ws: Path | None) -> Images | None:
+    if ws is None:
+        return None
+    refs = []
+    if win.checkpoint is not None and isinstance(win.checkpoint.get("git"), str):
+        refs.append(("checkpoint", str(win.checkpoint["git"])))
+    if isinstance(win.header.get("base_ref"), str):
+        refs.append(("base_ref", str(win.header["base_ref"])))
+    return Images(BlobStore(run_dir / "blobs"), ws, refs)
+
+
+@contextmanager
+def _writer(win: Window) -> Iterator[JournalWriter]:
+    """A writer appending after the window's verified end (no second full scan)."""
+    w = JournalWriter(
+        win.path,
+        OS.open_append(win.path),
+        run=str(win.header.get("run") or win.header.get("task_id") or ""),
+        agent=str(win.header.get("agent") or "main"),
+        dialect=win.dialect,
+        next_lsn=win.next_lsn,
+        last_h=win.scan.last_h or ZERO_HASH,
+        ops=OS,
+        group_interval=0.2,
+    )
+    with w:
+        yield w
+
+
+def _child_journal(run_dir: Path, child_dir: str) -> Path | None:
+    """A spawn's ``child_dir`` as a journal path, or None if it would leave the parent's run dir."""
+    base = run_dir.resolve()
+    p = (base / child_dir).resolve()
+    if base not in p.parents:
+        return None
+    return p / JOURNAL_NAME

@@ -1,0 +1,100 @@
+"""Classification: what the hash of a target says about an unfinished intent. Pure; no I/O.
+
+For an intent without a terminal record, H is the current hash of its target
+(docs/journal-format.md, record ``recovery``; the research notes §6.5):
+
+=====================================  ======================  ===============
+observation                            finding                 action
+=====================================  ======================  ===============
+file, H == post                        applied                 commit
+file, H == pre                         not_applied             redo
+file, H neither                        torn                    restore_redo
+external call with idempotency key     in_doubt                reissue
+external call without one              in_doubt                ask_human
+command (``idempotent: true``)         not_applied             redo
+command                                in_doubt                ask_human
+approval request without decision      unanswered_approval     ask_again
+intent lost in a torn tail             never_started           none
+=====================================  ======================  ===============
+
+When an image the action needs cannot be had (no blob, no checkpoint copy that hashes right), the
+action becomes ``ask_human``: recovery never guesses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._dialect import Pending
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What was observed about a file intent's target and the images that can be had for it."""
+
+    h: str | None = None
+    """Current hash of the target (``sha256:<hex>`` or ``absent``); None when not a file intent."""
+    target_ok: bool = True
+    """False when the target escapes the workspace (it is never touched then)."""
+    pre_source: str | None = None
+    """Where a pre image that hashes to ``pre`` was found (None: nowhere)."""
+    post_source: str | None = None
+    """Where a post image that hashes to ``post`` can come from, given the base a redo starts from."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    finding: str
+    action: str
+    detail: str
+
+
+def _short(h: str | None) -> str:
+    if h is None:
+        return "unknown"
+    return h if not h.startswith("sha256:") else h[:19] + "…"
+
+
+def classify(p: Pending, obs: Observation) -> Decision:
+    """Decide about one pending item from facts only."""
+    if p.kind == "lost":
+        return Decision(
+            "never_started", "none", "the intent was lost in a torn tail: never fsynced, so never applied"
+        )
+    if p.kind == "approval":
+        return Decision(
+            "unanswered_approval", "ask_again", "approval request without a decision: ask again, never infer"
+        )
+    if p.effect == "fs":
+        return _file(p, obs)
+    if p.effect == "command":
+        if p.idempotent:
+            return Decision("not_applied", "redo", "command declared idempotent: run it again")
+        return Decision("in_doubt", "ask_human", "command may or may not have run and is not idempotent")
+    if p.effect == "external":
+        if p.key and isinstance(p.args.get("url"), str) and isinstance(p.args.get("method"), str):
+            return Decision("in_doubt", "reissue", f"external call: reissue with Idempotency-Key {p.key}")
+        why = "no idempotency key" if not p.key else "no method and url to reissue"
+        return Decision("in_doubt", "ask_human", f"external call may or may not have happened; {why}")
+    return Decision(
+        "in_doubt", "ask_human", f"unknown effect of tool {p.tool!r}: cannot tell whether it happened"
+    )
+
+
+def _file(p: Pending, obs: Observation) -> Decision:
+    if not obs.target_ok:
+        return Decision("in_doubt", "ask_human", "target is outside the workspace: not touched")
+    seen = f"target is {_short(obs.h)}"
+    if obs.h is not None and obs.h == p.post:
+        return Decision("applied", "commit", f"{seen} = post: the effect landed; re-verify and commit")
+    if p.pre is None:
+        return Decision("in_doubt", "ask_human", f"{seen}, not post, and the intent records no pre hash")
+    if obs.h == p.pre:
+        if obs.post_source is None:
+            return Decision("not_applied", "ask_human", f"{seen} = pre; no post image to redo from")
+        return Decision("not_applied", "redo", f"{seen} = pre: not applied; redo from {obs.post_source}")
+    torn = f"{seen}, neither pre {_short(p.pre)} nor post {_short(p.post)}"
+    if obs.post_source is None:
+        return Decision("torn", "ask_human", f"{torn}; no image to restore and redo from")
+    restore = f"restore pre from {obs.pre_source}" if obs.pre_source else "no pre image; redo overwrites"
+    return Decision("torn", "restore_redo", f"{torn}: {restore}, redo from {obs.post_source}")

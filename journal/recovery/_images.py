@@ -1,0 +1,140 @@
+"""Where the pre and post images of a file intent come from; every image is checked by hash.
+
+Sources, in order: the run's blob store (the agent stores both images before the intent), then for
+a pre image the last checkpoint's git tree and the header's ``base_ref``, and for a post image the
+tool re-applied to the base content (seed journals have no blobs). An image is accepted only when
+it hashes to the intent's ``pre``/``post``; anything else is not an image.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from journal.blobs import BlobStore
+from journal.errors import BlobError
+from journal.record import ABSENT, sha256_bytes
+
+from ._dialect import Pending
+
+_REV = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+@dataclass(frozen=True)
+class Image:
+    """A file's content (None: the file does not exist) and where it came from."""
+
+    data: bytes | None
+    source: str
+
+    @property
+    def hash(self) -> str:
+        return ABSENT if self.data is None else sha256_bytes(self.data)
+
+
+def resolve_target(workspace: Path, target: str) -> Path | None:
+    """The target's path inside the workspace, or None if it could leave it (or touch ``.git``)."""
+    p = PurePosixPath(target)
+    if not target or p.is_absolute() or "\\" in target or "\x00" in target:
+        return None
+    if any(part in ("", ".", "..") for part in target.split("/")) or p.parts[0] == ".git":
+        return None
+    path = workspace / target
+    root = workspace.resolve()
+    try:
+        parent = path.parent.resolve()
+    except OSError:
+        return None
+    if parent != root and root not in parent.parents:
+        return None
+    if path.is_symlink():
+        return None
+    return path
+
+
+def read_current(path: Path) -> Image:
+    """The target's content now."""
+    try:
+        return Image(path.read_bytes(), "the current content")
+    except FileNotFoundError:
+        return Image(None, "the current content (absent)")
+
+
+class Images:
+    """Finds images for the intents of one journal."""
+
+    def __init__(self, blobs: BlobStore, workspace: Path, refs: list[tuple[str, str]]) -> None:
+        """``refs``: ``(label, git sha)`` pairs to look in, most recent first."""
+        self.blobs = blobs
+        self.workspace = workspace
+        self.refs = [(label, sha) for label, sha in refs if _REV.match(sha)]
+
+    def find(self, h: str | None, target: str) -> Image | None:
+        """An image hashing to ``h`` from the blob store or a git tree, else None."""
+        if h is None:
+            return None
+        if h == ABSENT:
+            return Image(None, "absence (no such file)")
+        if self.blobs.has(h):
+            try:
+                return Image(self.blobs.get(h), "the blob store")
+            except BlobError:
+                pass
+        for label, sha in self.refs:
+            data = self._git_show(sha, target)
+            if data is not None and sha256_bytes(data) == h:
+                return Image(data, f"{label} {sha[:12]}")
+        return None
+
+    def post(self, p: Pending, base: Image | None) -> Image | None:
+        """The post image: stored, or the tool applied to ``base`` when that hashes to ``post``."""
+        img = self.find(p.post, p.target)
+        if img is not None or base is None:
+            return img
+        for data in redo_candidates(p.tool, p.args, base.data):
+            if (ABSENT if data is None else sha256_bytes(data)) == p.post:
+                return Image(data, f"{p.tool} applied to {base.source}")
+        return None
+
+    def _git_show(self, sha: str, target: str) -> bytes | None:
+        try:
+            out = subprocess.run(
+                ["git", "-C", str(self.workspace), "cat-file", "blob", f"{sha}:./{target}"],
+                capture_output=True,
+                timeout=30,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.stdout if out.returncode == 0 else None
+
+
+def redo_candidates(tool: str, args: dict[str, Any], base: bytes | None) -> Iterator[bytes | None]:
+    """What an end-state tool would leave, given the content it starts from (None: absent).
+
+    ``replace_symbol`` yields the identifier-boundary rename, then the plain one; the caller keeps
+    only a result that hashes to the intent's ``post``.
+    """
+    if tool == "write_file" and isinstance(args.get("content"), str):
+        yield args["content"].encode()
+    elif tool == "delete_file":
+        yield None
+    elif tool == "replace_symbol" and base is not None:
+        old, new = args.get("old"), args.get("new")
+        if isinstance(old, str) and isinstance(new, str) and old:
+            o, n = old.encode(), new.encode()
+            yield re.sub(
+                rb"(?<![A-Za-z0-9_])" + re.escape(o) + rb"(?![A-Za-z0-9_])", n.replace(b"\\", b"\\\\"), base
+            )
+            yield base.replace(o, n)
+    elif tool == "ensure_line" and isinstance(args.get("line"), str):
+        text = base or b""
+        line = args["line"].encode()
+        if line in text.splitlines():
+            yield text
+        else:
+            yield text + (b"\n" if text and not text.endswith(b"\n") else b"") + line + b"\n"

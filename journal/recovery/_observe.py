@@ -1,0 +1,51 @@
+"""Observe each pending item (hash its target, look for images) and classify it: no side effects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._classify import Observation, classify
+from ._dialect import Pending
+from ._images import Image, Images, read_current, resolve_target
+from ._plan import Finding
+
+
+@dataclass
+class Step:
+    """One pending item, its finding, and what acting on it needs."""
+
+    pending: Pending
+    finding: Finding
+    path: Path | None = None
+    """The target inside the workspace (file intents)."""
+    pre: Image | None = None
+    post: Image | None = None
+
+
+def observe(p: Pending, workspace: Path | None, images: Images | None, agent: str) -> Step:
+    """Hash the target of a file intent, find its images, and decide."""
+    step = Step(p, Finding(p.lsn, p.target, p.tool, "", "", "", agent=agent, step=p.step))
+    obs = Observation()
+    if p.kind == "intent" and p.effect == "fs" and workspace is not None and images is not None:
+        step.path = resolve_target(workspace, p.target)
+        if step.path is None:
+            obs = Observation(target_ok=False)
+        else:
+            cur = read_current(step.path)
+            if cur.hash == p.post:
+                obs = Observation(h=cur.hash)
+            elif cur.hash == p.pre:
+                step.post = images.post(p, cur)
+                obs = Observation(h=cur.hash, post_source=step.post and step.post.source)
+            else:
+                step.pre = images.find(p.pre, p.target)
+                step.post = images.post(p, step.pre)
+                obs = Observation(
+                    h=cur.hash,
+                    pre_source=step.pre and step.pre.source,
+                    post_source=step.post and step.post.source,
+                )
+    d = classify(p, obs)
+    step.finding.finding, step.finding.action, step.finding.detail = d.finding, d.action, d.detail
+    return step

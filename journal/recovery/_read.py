@@ -1,0 +1,351 @@
+"""Read what recovery needs: the header, and the records after the last checkpoint.
+
+A checkpoint is a safe point (no intent, approval or spawn before it is open), so recovery reads
+only the tail: it scans backwards from the end of the file to the last ``checkpoint`` record,
+checks the links from it back to the previous durable (fsynced-type) record — the only records
+whose order a crash can disturb — and verifies the chain forward from it with the reader's own
+rules. The whole journal is scanned only when there is no usable checkpoint. Plain reads never
+modify a journal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from journal.chain import SeedChain, V1Chain
+from journal.errors import JournalDamaged
+from journal.reader import BLOCK, Record, Scanner, ScanResult
+from journal.record import SYNC_TYPES, line_hash
+
+from ._dialect import Pending, closed_ref, kind_of, pending_approval, pending_intent
+
+BACK_BLOCK = 1 << 16
+_CHECKPOINT = re.compile(rb'"type"\s*:\s*"checkpoint"')
+_FIELD = {
+    name: re.compile(rb'"' + name.encode() + rb'"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+    for name in ("lsn", "seq", "type", "tool", "target", "file", "path")
+}
+
+
+@dataclass
+class Spawn:
+    """An ``agent.spawn`` in the window: where the child's run directory is."""
+
+    lsn: int
+    child_agent: str
+    child_dir: str
+    child_run: str
+    ended: bool = False
+
+
+@dataclass
+class Window:
+    """The part of one journal recovery reads, folded into what is still open."""
+
+    path: Path
+    dialect: str
+    header: dict[str, Any]
+    scan: ScanResult
+    start_lsn: int | None
+    """lsn of the checkpoint the read started at; None when the whole journal was read."""
+    checkpoint: dict[str, Any] | None = None
+    """The last checkpoint record (its ``git`` tree is a source of pre images)."""
+    pending: list[Pending] = field(default_factory=list)
+    """Open intents, unanswered approval requests and intents lost in a torn tail, by lsn."""
+    decisions: dict[tuple[int, int | None], tuple[str, str]] = field(default_factory=dict)
+    """``(ref, lost_lsn)`` -> ``(finding, action)`` of the last recovery record about it."""
+    spawns: list[Spawn] = field(default_factory=list)
+    last_lsn: int = -1
+    """Last lsn (seq) of the readable journal, torn tail excluded."""
+
+    @property
+    def next_lsn(self) -> int:
+        return self.last_lsn + 1
+
+    @property
+    def committed_through(self) -> int:
+        """Every intent and request at or below this lsn is settled."""
+        return min((p.lsn for p in self.pending), default=self.last_lsn + 1) - 1
+
+
+def lines_backward(path: Path, block: int = BACK_BLOCK) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(offset, line)`` of the complete lines of ``path`` from the last to the first.
+
+    A partial last line (no newline) is skipped; ``\\r`` before ``\\n`` is dropped.
+    """
+    with open(path, "rb") as f:
+        pos = f.seek(0, 2)
+        buf = b""
+        trimmed = False
+        while True:
+            if pos > 0:
+                n = min(block, pos)
+                pos -= n
+                f.seek(pos)
+                buf = f.read(n) + buf
+            if not trimmed:
+                cut = buf.rfind(b"\n")
+                if cut < 0:
+                    if pos > 0:
+                        continue
+                    return
+                buf = buf[: cut + 1]
+                trimmed = True
+            parts = buf.split(b"\n")
+            parts.pop()
+            head = parts.pop(0) if pos > 0 else None
+            off = pos + len(buf)
+            for line in reversed(parts):
+                off -= len(line) + 1
+                yield off, line[:-1] if line.endswith(b"\r") else line
+            if head is None:
+                return
+            buf = head + b"\n"
+
+
+def _verified(line: bytes) -> dict[str, Any] | None:
+    """The record on ``line`` if it parses and (v1) hashes to its own ``h``."""
+    try:
+        rec = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(rec, dict) or not isinstance(rec.get("lsn"), int):
+        return None
+    if "v" in rec:
+        stored, computed = line_hash(line)
+        if stored is None or stored != computed or rec.get("h") != stored:
+            return None
+    return rec
+
+
+def _links(prev: dict[str, Any], rec: dict[str, Any]) -> bool:
+    if prev["lsn"] + 1 != rec["lsn"]:
+        return False
+    return "v" not in rec or prev.get("h") == rec.get("prev")
+
+
+def find_checkpoint(path: Path) -> tuple[int, dict[str, Any]] | None:
+    """Offset and record of the last checkpoint the tail read may start from, or None (full scan).
+
+    Records after the last fsynced one may have been lost or reordered by a power loss, so the
+    checkpoint must link back, record by record, to a record of a synced type (that one had a
+    successor written, so its fsync had returned and all before it is durable).
+    """
+    back = lines_backward(path)
+    for off, line in back:
+        if not _CHECKPOINT.search(line):
+            continue
+        cur = checkpoint = _verified(line)
+        if cur is None or cur.get("type") != "checkpoint":
+            continue
+        for _, pline in back:
+            prev = _verified(pline)
+            if prev is None or not _links(prev, cur):
+                return None
+            if prev.get("type") in SYNC_TYPES:
+                break
+            cur = prev
+        return off, checkpoint
+    return None
+
+
+def _lines_from(path: Path, offset: int) -> Iterator[tuple[list[bytes], bool]]:
+    """The file's lines from ``offset`` on, a block at a time (the chain checkers' input)."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        carry = b""
+        while block := f.read(BLOCK):
+            parts = (carry + block).split(b"\n")
+            carry = parts.pop()
+            yield parts, True
+        if carry:
+            yield [carry], False
+
+
+def _scan_tail(path: Path, offset: int, first: dict[str, Any]) -> tuple[Iterator[Record], ScanResult]:
+    """Verify forward from a trusted record with the reader's own rules (:mod:`journal.chain`)."""
+    res = ScanResult(path=path, dialect="v1" if "v" in first else "lsn", file_size=path.stat().st_size)
+    chain: V1Chain | SeedChain
+    if res.dialect == "v1":
+        chain = V1Chain(res)
+        chain.last_h, chain.expect = first["prev"], first["lsn"]
+    else:
+        chain = SeedChain(res)
+    return chain.run(_lines_from(path, offset), offset, 0), res
+
+
+def line_number(path: Path, offset: int) -> int:
+    """1-based line number of the line starting at ``offset`` (only computed for messages)."""
+    n = 1
+    with open(path, "rb") as f:
+        while offset > 0:
+            chunk = f.read(min(offset, 1 << 20))
+            if not chunk:
+                break
+            n += chunk.count(b"\n")
+            offset -= len(chunk)
+    return n
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    """The first record (v1: ``run.start``, checked against its own hash)."""
+    with open(path, "rb") as f:
+        line = f.readline().rstrip(b"\r\n").removeprefix(b"\xef\xbb\xbf")
+    rec = _verified(line) if line.startswith(b'{"v"') else None
+    if rec is None:
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            rec = None
+        if not isinstance(rec, dict) or "v" in rec:
+            raise JournalDamaged(
+                "the header (first record) is damaged; see `walkback check`", path=path, line=1
+            )
+    return rec
+
+
+def read_window(path: Path) -> Window:
+    """Read the tail after the last checkpoint (or everything) and fold it into what is open.
+
+    Raises:
+        JournalDamaged: the window holds corruption (bad records followed by valid ones).
+    """
+    found = find_checkpoint(path)
+    if found is None:
+        scanner = Scanner(path)
+        records, res = iter(scanner), scanner.result
+    else:
+        records, res = _scan_tail(path, *found)
+    fold = _Fold()
+    for rec in records:
+        fold.take(rec.lsn, rec.data, res.dialect)
+    if res.corrupt:
+        d = res.corrupt[0]
+        raise JournalDamaged(
+            f"corruption at lsn {d.lsn} ({d.reason}); recovery needs an intact chain: a human must decide",
+            path=path,
+            line=line_number(path, d.offset),
+        )
+    header = res.header if found is None and res.header is not None else read_header(path)
+    win = Window(path, res.dialect, header, res, fold.start_lsn if found is not None else None)
+    win.checkpoint = fold.checkpoint
+    win.decisions = fold.decisions
+    win.spawns = list(fold.spawns.values())
+    win.last_lsn = res.last_lsn
+    lost: list[Pending] = []
+    if res.torn:
+        with open(path, "rb") as f:
+            f.seek(res.valid_end)
+            lost = salvage(f.read(), res.last_lsn + 1, res.dialect, None)
+    for rlsn, rd in fold.repairs.items():
+        good = rd.get("last_good_lsn")
+        cut = salvage(
+            _cut_tail(path, rd), (good if isinstance(good, int) else rlsn - 1) + 1, res.dialect, rlsn
+        )
+        lost += [p for p in cut if (rlsn, p.lsn) not in fold.answered]
+    win.pending = sorted([*fold.open.values(), *fold.asks.values(), *lost], key=lambda p: p.lsn)
+    return win
+
+
+class _Fold:
+    """Folds records into the open set: an intent is open until its commit, fail, or a ``none`` decision."""
+
+    def __init__(self) -> None:
+        self.open: dict[int, Pending] = {}
+        self.asks: dict[int, Pending] = {}
+        self.decisions: dict[tuple[int, int | None], tuple[str, str]] = {}
+        self.spawns: dict[int, Spawn] = {}
+        self.repairs: dict[int, dict[str, Any]] = {}
+        self.answered: set[tuple[int, int | None]] = set()
+        self.checkpoint: dict[str, Any] | None = None
+        self.start_lsn: int | None = None
+
+    def take(self, lsn: int, d: dict[str, Any], dialect: str) -> None:
+        kind = kind_of(d, dialect)
+        ref = closed_ref(d, kind, lsn)
+        if ref is not None:
+            self.open.pop(ref, None)
+        elif kind == "intent":
+            self.open[lsn] = pending_intent(lsn, d)
+        elif kind == "approval.request":
+            self.asks[lsn] = pending_approval(lsn, d)
+        elif kind == "approval.decision":
+            self.asks.pop(d.get("ref"), None)  # type: ignore[arg-type]
+        elif kind == "recovery" and isinstance(d.get("ref"), int):
+            lost = d.get("lost_lsn")
+            self.decisions[(d["ref"], lost if isinstance(lost, int) else None)] = (
+                str(d.get("finding")),
+                str(d.get("action")),
+            )
+            if d.get("action") == "none":
+                self.open.pop(d["ref"], None)
+                self.answered.add((d["ref"], lost if isinstance(lost, int) else None))
+        elif kind == "journal.recovered":
+            self.repairs[lsn] = d
+        elif kind == "agent.spawn" and isinstance(d.get("child_dir"), str):
+            self.spawns[lsn] = Spawn(
+                lsn, str(d.get("child_agent") or ""), d["child_dir"], str(d.get("child_run") or "")
+            )
+        elif kind == "agent.end" and d.get("ref") in self.spawns:
+            self.spawns[d["ref"]].ended = True
+        elif kind == "checkpoint":
+            if self.checkpoint is None:
+                self.start_lsn = lsn
+            self.checkpoint = d
+
+
+def _cut_tail(path: Path, rd: dict[str, Any]) -> bytes:
+    """The bytes a repair cut off, from the ``.broken`` copy its ``journal.recovered`` names."""
+    name, cut = rd.get("broken_copy"), rd.get("truncated_bytes")
+    if not isinstance(name, str) or not isinstance(cut, int) or cut <= 0:
+        return b""
+    if "/" in name or "\\" in name or not name.startswith(path.name + ".broken-"):
+        return b""  # only ever a sibling named by the repair; never a path from the journal
+    try:
+        with open(path.parent / name, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - cut))
+            return f.read()
+    except OSError:
+        return b""
+
+
+def salvage(data: bytes, first_lsn: int, dialect: str, ref: int | None) -> list[Pending]:
+    """Intents in a torn tail: never fsynced, so never started (the write-ahead rule).
+
+    A torn line may be whole (a lost ordering) or cut mid-way; fields are read from what is there.
+    """
+    out: list[Pending] = []
+    for i, raw in enumerate(p for p in data.replace(b"\x00", b"").split(b"\n") if p.strip()):
+        rec: dict[str, Any] | None = None
+        try:
+            parsed = orjson.loads(raw)
+            rec = parsed if isinstance(parsed, dict) else None
+        except orjson.JSONDecodeError:
+            rec = _fields(raw)
+        if rec is None or kind_of(rec, dialect) != "intent":
+            continue
+        num = rec.get("seq" if dialect == "seq" else "lsn")
+        lsn = num if isinstance(num, int) else first_lsn + i
+        p = pending_intent(lsn, rec)
+        out.append(Pending(kind="lost", lsn=lsn, tool=p.tool, target=p.target, step=p.step, ref=ref))
+    return out
+
+
+def _fields(raw: bytes) -> dict[str, Any] | None:
+    """The top-level fields still readable in a partial JSON line."""
+    rec: dict[str, Any] = {}
+    for name, rx in _FIELD.items():
+        m = rx.search(raw)
+        if m:
+            try:
+                rec[name] = orjson.loads(m.group(1))
+            except orjson.JSONDecodeError:
+                continue
+    return rec or None
