@@ -16,22 +16,31 @@ from journal.writer import JournalWriter
 from timeline.model import Session
 
 ENVELOPE = frozenset({"v", "lsn", "seq", "ts", "run", "agent", "type", "ref", "intent", "prev", "h"})
+HEADER_OWN = frozenset({"journal_id", "producer", "task", "source", "run_dir", "ops", "group_interval"})
+"""Header fields the new journal sets itself (or that would clash with ``JournalWriter.create``)."""
+APPEND_PARAMS = frozenset({"sync"})
+"""Source fields named like an ``append`` parameter are kept as ``source_<name>``."""
 KIND_TYPE = {"tool_call": "intent", "tool_result": "commit", "run_start": "run.start"}
 
 
 def write_journal(session: Session, out: str | Path) -> Path:
     """Write ``session`` to ``out`` (a run directory, or a ``.jsonl`` path) and return the journal path."""
     source = session.sources[0] if session.sources else Path("?")
-    header = {k: v for k, v in session.header.items() if k not in ENVELOPE and k not in ("journal_id", "producer")}
-    header.pop("task", None)
-    header["source"] = {"format": session.format, "path": str(source), "sha256": sha256_file(source)}
+    header: dict[str, Any] = {}
+    if session.header.get("type") == "run.start":  # a seed dialect's first record is not a header
+        header = {k: v for k, v in session.header.items() if k not in ENVELOPE and k not in HEADER_OWN}
+    header["source"] = {
+        "format": session.format, "path": str(source.resolve()), "sha256": sha256_file(source)
+    }
     with JournalWriter.create(out, task=session.task, **header) as w:
         new_lsn: dict[int, int] = {}
         for ev in session.events():
             if ev.index == 0 and ev.type == "run.start":
                 continue
             raw = session.raw(ev.index)
-            fields: dict[str, Any] = {k: v for k, v in raw.items() if k not in ENVELOPE}
+            fields: dict[str, Any] = {
+                ("source_" + k if k in APPEND_PARAMS else k): v for k, v in raw.items() if k not in ENVELOPE
+            }
             if ev.lsn is not None:
                 fields["source_lsn"] = ev.lsn
             fields["source_line"] = ev.line

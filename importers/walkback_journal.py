@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from journal.blobs import BlobStore
 from journal.errors import BlobError
-from journal.reader import Scanner, is_seq_result
+from journal.reader import Scanner, ScanResult, is_seq_result
 from journal.runlock import lock_is_held
 from journal.writer import JOURNAL_NAME, journal_path
-from timeline.model import IntegrityReport, RecoveryFinding, Session, parse_time
+from timeline.model import STATUSES, RecoveryFinding, Session, parse_time
 
 NAME = "walkback"
 
@@ -100,6 +101,37 @@ def _blob_loader(stores: list[BlobStore]) -> Callable[[str], bytes | None]:
     return get
 
 
+class _Refs:
+    """lsn/seq -> event index of one journal: an array for the usual dense run, a dict for the rest.
+
+    A million-record journal needs 8 bytes per record here instead of a dict entry's ~100. The
+    first record with a given number wins (a duplicate after corruption does not steal refs).
+    """
+
+    def __init__(self) -> None:
+        self.base: int | None = None
+        self.dense = array("q")
+        self.sparse: dict[int, int] = {}
+
+    def put(self, key: int, index: int) -> None:
+        if self.base is None:
+            self.base = key
+        k = key - self.base
+        if k == len(self.dense):
+            self.dense.append(index)
+        elif not 0 <= k < len(self.dense):
+            self.sparse.setdefault(key, index)
+
+    def get(self, key: Any) -> int:
+        """The index of the record numbered ``key``, or -1 (also for a non-integer ``key``)."""
+        if type(key) is not int or self.base is None:
+            return -1
+        k = key - self.base
+        if 0 <= k < len(self.dense):
+            return self.dense[k]
+        return self.sparse.get(key, -1)
+
+
 def _load_one(
     session: Session,
     jpath: Path,
@@ -114,37 +146,37 @@ def _load_one(
     stores.append(BlobStore(jpath.parent / "blobs"))
     t = session.table
     scanner = Scanner(jpath)
-    by_key: dict[int, int] = {}  # lsn/seq -> event index (for refs)
-    children: list[tuple[Path, str, int]] = []
+    refs = _Refs()
+    children: list[tuple[Path, int]] = []
+    gap_lines: set[int] = set()
+    outcomes: dict[str, str] = {}
     agent_id = ""
-    dialect = "v1"
     ended = ""
     n = 0
+    seq = False
     for rec in scanner:
         d = rec.data
-        dialect = scanner.result.dialect
-        typ = d.get("type")
-        if dialect == "seq":
-            typ = "commit" if is_seq_result(d) else ("intent" if "tool" in d else typ)
-            if typ == "commit" and str(d.get("status", "ok")).lower() not in OK_WORDS:
-                typ = "fail"
-        typ = typ if isinstance(typ, str) else ""
-        if not agent_id:
+        if n == 0:
+            seq = scanner.result.dialect == "seq"
             agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
             _add_agent(session, d, agent_id, parent, spawned_by)
-        agent = str(d.get("agent") or agent_id)
+        typ = d.get("type")
+        completes_seq = False
+        if seq:
+            completes_seq = is_seq_result(d)
+            typ = "commit" if completes_seq else ("intent" if "tool" in d else typ)
+            if completes_seq and str(d.get("status", "ok")).lower() not in OK_WORDS:
+                typ = "fail"
+        typ = typ if isinstance(typ, str) else ""
         kind = TYPE_KIND.get(typ, "other")
-        ref_key = d.get("ref", d.get("intent"))
-        if dialect == "seq" and typ in ("commit", "fail"):
-            ref_key = rec.lsn
-        ref = by_key.get(ref_key, -1) if isinstance(ref_key, int) else -1
+        ref = refs.get(rec.lsn if completes_seq else d.get("ref", d.get("intent")))
         status = _status(typ, d)
         i = t.append(
             kind=kind,
             type=typ or "?",
             lsn=rec.lsn,
-            ts=parse_time(d.get("ts")) if "ts" in d else math.nan,
-            agent=agent,
+            ts=parse_time(d["ts"]) if "ts" in d else math.nan,
+            agent=str(d.get("agent") or agent_id),
             tool=str(d.get("tool") or ""),
             target=target_of(d) if kind in ("tool_call", "approval_request") else "",
             status=status,
@@ -154,54 +186,77 @@ def _load_one(
             offset=rec.offset,
             length=rec.length,
         )
-        if not (dialect == "seq" and typ in ("commit", "fail")):
-            by_key[rec.lsn] = i
-        _complete(session, typ, d, ref, status)
-        if isinstance(d.get("approval"), int) and d["approval"] in by_key and kind == "tool_call":
-            session.gated[by_key[d["approval"]]] = i
-        if typ == "agent.spawn" and isinstance(d.get("child_dir"), str):
-            children.append((_child_path(jpath, d["child_dir"]), str(d.get("child_agent") or ""), i))
-        if typ in ("run.end", "cancel"):
+        if rec.after_gap:
+            gap_lines.add(rec.line)
+        if not completes_seq:
+            refs.put(rec.lsn, i)
+        if ref >= 0:
+            _complete(session, typ, d, ref, status)
+        if kind == "tool_call" and "approval" in d:
+            request = refs.get(d["approval"])
+            if request >= 0:
+                session.gated[request] = i
+        elif typ == "agent.spawn" and isinstance(d.get("child_dir"), str):
+            children.append((_child_path(jpath, d["child_dir"]), i))
+        elif typ == "agent.end" and isinstance(d.get("child_agent"), str):
+            outcomes[d["child_agent"]] = status
+        elif typ in ("run.end", "cancel"):
             ended = str(d.get("status") or ("cancelled" if typ == "cancel" else "completed"))
-        if typ in ("recovery", "journal.recovered"):
+        elif typ in ("recovery", "journal.recovered"):
             session.recovered = True
-        if typ == "recovery":
-            _finding(session, d, by_key)
-        if typ == "commit" and parent is None:
+            if typ == "recovery":
+                _finding(session, d)
+        elif typ == "commit" and parent is None:
             session.last_committed_lsn = rec.lsn
         n += 1
         if progress and n % 65536 == 0:
             progress(n)
     res = scanner.result
+    if n == 0:  # every line damaged: keep the agent visible
+        agent_id = "main" if parent is None else f"agent-{src}"
+        _add_agent(session, {}, agent_id, parent, spawned_by)
     session.agents[agent_id].events = n
+    session.integrity.skipped.extend(
+        {"file": str(jpath), "line": d.line, "reason": d.reason}
+        for d in res.corrupt + res.torn
+        if d.line not in gap_lines
+    )
     if parent is None:
-        session.header = res.header or {}
-        session.format = NAME if dialect == "v1" else f"{NAME}-seed-{dialect}"
-        session.task = str(session.header.get("task") or session.header.get("task_id") or "")
-        session.integrity = IntegrityReport(
-            chain=res.chain,
-            torn_tail=res.torn_tail,
-            first_bad_lsn=res.first_bad_lsn,
-            corrupt=[{"lsn": d.lsn, "line": d.line, "reason": d.reason} for d in res.corrupt],
-        )
-        if ended:
-            session.status = ended
-        elif lock_is_held(jpath.parent):
-            session.status = "running"
-        else:
-            session.status = "crashed"
-    elif res.torn or res.corrupt:
-        session.integrity.skipped.extend(
-            {"file": str(jpath), "line": d.line, "reason": d.reason} for d in res.torn + res.corrupt
-        )
-    for child_path, child_agent, spawn_index in children:
-        if child_path.is_file():
+        _finish_main(session, jpath, res, ended, src)
+    for child_path, spawn_index in children:
+        if child_path.is_file() and child_path not in session.sources:
             _load_one(
                 session, child_path, parent=agent_id, spawned_by=spawn_index, stores=stores, progress=progress
             )
+    for child, outcome in outcomes.items():
+        if child in session.agents:
+            session.agents[child].outcome = outcome
 
 
-def _add_agent(session: Session, first: dict[str, Any], agent_id: str, parent: str | None, spawned_by: int | None) -> None:
+def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str, src: int) -> None:
+    """Session-level facts that come from the top-level journal."""
+    session.header = res.header or {}
+    dialect = res.dialect
+    session.format = NAME if dialect == "v1" else f"{NAME}-seed-{dialect}"
+    session.task = str(session.header.get("task") or session.header.get("task_id") or "")
+    integ = session.integrity
+    integ.chain = res.chain
+    integ.torn_tail = res.torn_tail
+    integ.first_bad_lsn = res.first_bad_lsn
+    integ.corrupt = [{"lsn": d.lsn, "line": d.line, "reason": d.reason} for d in res.corrupt]
+    if ended:
+        session.status = ended if ended in STATUSES else "unknown"
+    elif lock_is_held(jpath.parent):
+        session.status = "running"
+    elif dialect == "v1" or session.pending():
+        session.status = "crashed"  # a v1 writer always ends with run.end; a seed run left an intent open
+    else:
+        session.status = "unknown"
+
+
+def _add_agent(
+    session: Session, first: dict[str, Any], agent_id: str, parent: str | None, spawned_by: int | None
+) -> None:
     from timeline.model import Agent
 
     run = str(first.get("run") or first.get("task_id") or "")
@@ -247,14 +302,11 @@ def _complete(session: Session, typ: str, d: dict[str, Any], ref: int, status: s
         t.set_status(ref, status)
     elif typ == "agent.end":
         t.set_status(ref, status)
-        child = d.get("child_agent")
-        if isinstance(child, str) and child in session.agents:
-            session.agents[child].outcome = status
     elif typ == "recovery" and d.get("action") == "ask_human":
         t.set_status(ref, "in_doubt")
 
 
-def _finding(session: Session, d: dict[str, Any], by_key: dict[int, int]) -> None:
+def _finding(session: Session, d: dict[str, Any]) -> None:
     ref = d.get("ref")
     session.recovery_findings.append(
         RecoveryFinding(

@@ -14,7 +14,7 @@ from .errors import (
     WalkbackError,
 )
 from .fileops import OS, FileOps, atomic_write
-from .reader import Damage, Record, ScanResult, Scanner, read_at, read_records, scan
+from .reader import Damage, Record, Scanner, ScanResult, read_at, read_records, scan
 from .record import ABSENT, FORMAT_VERSION, SYNC_TYPES, sha256_bytes, sha256_file
 from .repair import RepairReport, repair
 from .writer import JOURNAL_NAME, JournalWriter, journal_path

@@ -56,7 +56,10 @@ class FileOps:
             missing.append(p)
             p = p.parent
         for d in reversed(missing):
-            os.mkdir(d)
+            try:
+                os.mkdir(d)
+            except FileExistsError:
+                continue  # made meanwhile by another process; its creator syncs it
             self.fsync_dir(d.parent)
 
     def fsync_dir(self, path: Path) -> None:

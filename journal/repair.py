@@ -31,8 +31,16 @@ class RepairReport:
     """lsn of the appended ``journal.recovered`` record."""
 
 
+MAX_ORPHAN_LINES = 100
+"""``orphan_lines`` lists at most this many line numbers (``orphan_count`` has them all)."""
+
+
 def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
-    """Repair a torn tail in place. Raises :class:`JournalDamaged` on mid-log corruption."""
+    """Repair a torn tail in place. Raises :class:`JournalDamaged` on mid-log corruption.
+
+    The caller must know that no writer is live (hold the run lock, as ``walkback check
+    --repair`` and recovery do): a live writer's half-written line looks like a torn tail.
+    """
     path = journal_path(path)
     result: ScanResult = scan(path)
     if result.corrupt:
@@ -45,8 +53,19 @@ def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
         )
     if not result.torn:
         return RepairReport(path, 0, result.last_lsn, None, None)
-    data = path.read_bytes()
-    dropped = data[result.valid_end :]
+    if not result.records:
+        d = result.torn[0]
+        raise JournalDamaged(
+            f"the header itself is damaged ({d.reason}); nothing valid to keep, not repaired",
+            path=path,
+            line=d.line,
+        )
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        f.seek(result.valid_end)
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    dropped = result.file_size - result.valid_end
     broken = path.with_name(f"{path.name}.broken-{result.last_lsn}-{int(time.time())}")
     shutil.copyfile(path, broken)
     fd = ops.open_append(broken)
@@ -62,10 +81,11 @@ def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
     with JournalWriter.open(path, ops=ops) as w:
         lsn = w.append(
             "journal.recovered",
-            truncated_bytes=len(dropped),
-            dropped_sha256="sha256:" + hashlib.sha256(dropped).hexdigest(),
-            orphan_lines=[d.line for d in result.torn],
+            truncated_bytes=dropped,
+            dropped_sha256="sha256:" + digest.hexdigest(),
+            orphan_lines=[d.line for d in result.torn[:MAX_ORPHAN_LINES]],
+            orphan_count=len(result.torn),
             last_good_lsn=result.last_lsn,
             broken_copy=broken.name,
         )
-    return RepairReport(path, len(dropped), result.last_lsn, broken, lsn)
+    return RepairReport(path, dropped, result.last_lsn, broken, lsn)

@@ -29,7 +29,9 @@ class RunLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise JournalError("another process is writing this run (its lock is held)", path=self.path) from None
+            raise JournalError(
+                "another process is writing this run (its lock is held)", path=self.path
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd

@@ -21,12 +21,14 @@ import orjson
 
 from . import failpoints
 from .blobs import BlobStore
-from .errors import JournalDamaged, JournalWriteFailed
+from .errors import JournalDamaged, JournalError, JournalWriteFailed
 from .fileops import OS, FileOps
 from .record import FORMAT_VERSION, SYNC_TYPES, ZERO_HASH, encode, now_iso
 
 JOURNAL_NAME = "journal.jsonl"
 PRODUCER = {"name": "walkback", "version": "0.1.0"}
+RESERVED = frozenset({"v", "lsn", "seq", "run", "prev", "h"})
+"""Envelope fields the writer sets itself; a caller passing one would break the record."""
 
 
 def journal_path(path: str | Path) -> Path:
@@ -88,7 +90,7 @@ class JournalWriter:
         run_dir = path.parent
         ops.mkdir(run_dir)
         if path.exists() and path.stat().st_size:
-            raise JournalWriteFailed("journal already exists; open it to append", path=path)
+            raise JournalError("journal already exists; open it to append", path=path)
         fd = ops.open_append(path)
         ops.fsync_dir(run_dir)
         w = cls(
@@ -124,10 +126,7 @@ class JournalWriter:
                 path=path,
             )
         header = result.header or {}
-        if result.dialect == "seq":
-            next_lsn = max((r.lsn for r in result.records), default=0) + 1
-        else:
-            next_lsn = result.last_lsn + 1
+        next_lsn = result.last_lsn + 1
         fd = ops.open_append(path)
         return cls(
             path,
@@ -151,13 +150,22 @@ class JournalWriter:
         agent: str | None = None,
         **fields: Any,
     ) -> int:
-        """Append one record and return its lsn. Syncs when ``type`` requires it or ``sync``."""
+        """Append one record and return its lsn. Syncs when ``type`` requires it or ``sync``.
+
+        In the seq dialect a ``commit`` or ``fail`` is written as that dialect's result,
+        ``{seq: ref, status, ...}``, and returns ``ref`` (it takes no new seq).
+        """
         if self._fd is None:
             raise JournalWriteFailed("writer is closed (an earlier write or fsync failed)", path=self.path)
-        lsn = self.next_lsn
+        clash = RESERVED.intersection(fields)
+        if clash:
+            raise JournalError(f"record fields {sorted(clash)} are set by the writer", path=self.path)
+        completes_seq = self.dialect == "seq" and type in ("commit", "fail") and ref is not None
+        lsn = ref if completes_seq and ref is not None else self.next_lsn
         line, h = self._encode(type, lsn, ref, agent, fields)
         self._write(type, line)
-        self.next_lsn = lsn + 1
+        if not completes_seq:
+            self.next_lsn = lsn + 1
         self.last_h = h
         self._dirty = True
         if sync or (sync is None and type in SYNC_TYPES):
@@ -183,10 +191,17 @@ class JournalWriter:
             rec.update(fields)
             rec["prev"] = self.last_h
             return encode(rec)
-        key = "seq" if self.dialect == "seq" else "lsn"
-        rec = {key: lsn, "type": type}
-        if ref is not None:
-            rec["ref"] = ref
+        if self.dialect == "seq":
+            if type in ("commit", "fail") and ref is not None:
+                rec = {"seq": lsn, "status": "ok" if type == "commit" else "failed"}
+            else:
+                rec = {"seq": lsn, "type": type}
+                if ref is not None:
+                    rec["ref"] = ref
+        else:
+            rec = {"lsn": lsn, "type": type}
+            if ref is not None:
+                rec["ref"] = ref
         rec.update(fields)
         return orjson.dumps(rec) + b"\n", ""
 
@@ -222,7 +237,9 @@ class JournalWriter:
                 self._ops.close(fd)
             except OSError:
                 pass
-        raise JournalWriteFailed(f"{why}; the journal is closed for writing and will not be retried", path=self.path)
+        raise JournalWriteFailed(
+            f"{why}; the journal is closed for writing and will not be retried", path=self.path
+        )
 
     def sync(self) -> None:
         """Make every record appended so far durable."""

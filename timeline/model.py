@@ -42,6 +42,10 @@ KINDS: tuple[str, ...] = (
 """The timeline's event kinds. An importer maps every source record to one of them; a record it
 cannot map becomes ``other`` with its raw source kept."""
 KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
+COMPLETING = frozenset(
+    KIND_INDEX[k] for k in ("tool_result", "model_result", "approval_decision", "agent_end")
+)
+"""Kinds whose ``ref`` completes the event it names (a recovery decision only refers to it)."""
 
 STATUSES = ("completed", "crashed", "failed", "cancelled", "running", "unknown")
 """Session statuses. ``recovered`` is a separate flag: a recovered run can still complete."""
@@ -377,9 +381,10 @@ class Session:
         if self._completed_by is None or len(self._completed_by) != len(self):
             done = array("q", [-1]) * len(self)
             ref = self.table.ref
+            kind = self.table.kind
             for j in range(len(ref)):
                 r = ref[j]
-                if r >= 0 and done[r] < 0:
+                if r >= 0 and done[r] < 0 and kind[j] in COMPLETING:
                     done[r] = j
             self._completed_by = done
         j = self._completed_by[i]
@@ -425,7 +430,6 @@ class Session:
         t = self.table
         req = KIND_INDEX["approval_request"]
         dec = KIND_INDEX["approval_decision"]
-        call = KIND_INDEX["tool_call"]
         out: dict[int, Approval] = {}
         for i in range(len(t)):
             k = t.kind[i]
@@ -500,7 +504,8 @@ def parse_time(value: Any) -> float:
     """Seconds since the epoch from RFC 3339 text or epoch numbers (s or ms); NaN if unknown."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         v = float(value)
-        return v / 1000.0 if v > 1e11 else v
+        v = v / 1000.0 if v > 1e11 else v
+        return v if 0 <= v < 1e11 else math.nan  # beyond year 5000 (or NaN) is not a time
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()

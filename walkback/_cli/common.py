@@ -14,6 +14,18 @@ from journal.errors import WalkbackError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROL.update({c: f"\\u{c:04x}" for c in [0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]})
+
+
+def safe(text: object) -> str:
+    """``text`` as one terminal-safe line: control, line-break and bidi characters escaped.
+
+    Journals are written by models; what they contain must not move the cursor, recolour the
+    terminal or fake extra output lines.
+    """
+    return str(text).translate(_CONTROL)
+
 
 class CommandError(click.ClickException):
     """A ClickException whose exit code comes from the WalkbackError it wraps."""
@@ -31,9 +43,9 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except WalkbackError as e:
-            raise CommandError(str(e), e.exit_code) from None
+            raise CommandError(safe(e), e.exit_code) from None
         except (OSError, MemoryError, RecursionError) as e:
-            raise CommandError(f"{type(e).__name__}: {e}", 2) from None
+            raise CommandError(safe(f"{type(e).__name__}: {e}"), 2) from None
 
     return wrapper  # type: ignore[return-value]
 

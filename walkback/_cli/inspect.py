@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from .common import emit_json, handle_errors, json_option, progress_printer
+from .common import emit_json, handle_errors, json_option, progress_printer, safe
 
 
 def summary(session: Any) -> dict[str, Any]:
@@ -55,7 +55,8 @@ def show(path: Path, as_json: bool) -> None:
         emit_json(data)
         return
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(data["kinds"].items(), key=lambda kv: -kv[1]))
-    agents = ", ".join(a["id"] + (f" (child of {a['parent']})" if a["parent"] else "") for a in data["agents"])
+    agents = ", ".join(a["id"] + (f" (child of {a['parent']})" if a["parent"] else "")
+                       for a in data["agents"])
     status = data["status"] + (" (recovered)" if data["recovered"] else "")
     lines = [
         f"{path}",
@@ -71,7 +72,7 @@ def show(path: Path, as_json: bool) -> None:
     if data["pending"]:
         lines.append(f"  pending     {len(data['pending'])} intent(s) without a commit:")
         lines += [f"    lsn {p['lsn']}  {p['tool']}  {p['target']}  ({p['agent']})" for p in data["pending"]]
-    click.echo("\n".join(lines))
+    click.echo("\n".join(safe(line) for line in lines))
 
 
 @click.command()
@@ -81,29 +82,10 @@ def show(path: Path, as_json: bool) -> None:
 @handle_errors
 def check(path: Path, repair: bool, as_json: bool) -> None:
     """Check a journal's integrity. Exit 0 intact, 1 damaged, 2 unusable input."""
-    from journal import repair as do_repair
     from journal import scan
 
     if repair:
-        report = do_repair(path)
-        if as_json:
-            emit_json(
-                {
-                    "repaired": report.truncated_bytes > 0,
-                    "truncated_bytes": report.truncated_bytes,
-                    "last_good_lsn": report.last_good_lsn,
-                    "broken_copy": str(report.broken_copy) if report.broken_copy else None,
-                    "recovered_lsn": report.recovered_lsn,
-                }
-            )
-        elif report.truncated_bytes:
-            click.echo(
-                f"{report.path}: cut a torn tail of {report.truncated_bytes} bytes after lsn "
-                f"{report.last_good_lsn}; copy kept as {report.broken_copy}; "
-                f"journal.recovered written as lsn {report.recovered_lsn}"
-            )
-        else:
-            click.echo(f"{report.path}: intact, nothing to repair")
+        _repair(path, as_json)
         return
     res = scan(path)
     data = {
@@ -119,16 +101,66 @@ def check(path: Path, repair: bool, as_json: bool) -> None:
     if as_json:
         emit_json(data)
     else:
-        where = res.path
-        if res.intact:
-            click.echo(f"{where}: intact — {res.records} records through lsn {res.last_lsn}, chain {res.chain}")
-        for d in res.corrupt:
-            click.echo(f"{where}:{d.line}: corrupt (lsn {d.lsn}): {d.reason}", err=True)
-        for d in res.torn:
-            click.echo(f"{where}:{d.line}: torn tail (lsn {d.lsn}): {d.reason}", err=True)
-        if res.torn and not res.corrupt:
-            click.echo(f"{where}: repairable with `walkback check --repair {where}`", err=True)
+        _report(res)
     sys.exit(0 if res.intact else 1)
+
+
+MAX_SHOWN = 5
+"""Corrupt lines listed one by one before the rest are counted."""
+
+
+def _report(res: Any) -> None:
+    """The human form of ``check``: one line when intact, one per problem (bounded) when not."""
+    where = safe(res.path)
+    if res.intact:
+        click.echo(f"{where}: intact: {res.records} records through lsn {res.last_lsn}, chain {res.chain}")
+        return
+    for d in res.corrupt[:MAX_SHOWN]:
+        click.echo(f"{where}:{d.line}: corrupt (lsn {d.lsn}): {safe(d.reason)}", err=True)
+    if len(res.corrupt) > MAX_SHOWN:
+        more = len(res.corrupt) - MAX_SHOWN
+        click.echo(f"{where}: ... and {more} more corrupt lines (see --json)", err=True)
+    if res.torn:
+        d = res.torn[0]
+        tail = res.torn_tail
+        fix = "" if res.corrupt else f"; repairable with `walkback check --repair {where}`"
+        click.echo(
+            f"{where}:{d.line}: torn tail of {tail['bytes']} bytes ({len(res.torn)} line(s)) after lsn "
+            f"{res.last_lsn}: {safe(d.reason)}{fix}",
+            err=True,
+        )
+
+
+def _repair(path: Path, as_json: bool) -> None:
+    """``check --repair``: hold the run lock (if the journal is in a run dir) while cutting."""
+    from journal import journal_path
+    from journal import repair as do_repair
+    from journal.runlock import LOCK_NAME, RunLock
+
+    jpath = journal_path(path)
+    if (jpath.parent / LOCK_NAME).exists():
+        with RunLock(jpath.parent):
+            report = do_repair(jpath)
+    else:
+        report = do_repair(jpath)
+    if as_json:
+        emit_json(
+            {
+                "repaired": report.truncated_bytes > 0,
+                "truncated_bytes": report.truncated_bytes,
+                "last_good_lsn": report.last_good_lsn,
+                "broken_copy": str(report.broken_copy) if report.broken_copy else None,
+                "recovered_lsn": report.recovered_lsn,
+            }
+        )
+    elif report.truncated_bytes:
+        click.echo(
+            f"{safe(report.path)}: cut a torn tail of {report.truncated_bytes} bytes after lsn "
+            f"{report.last_good_lsn}; copy kept as {safe(report.broken_copy)}; "
+            f"journal.recovered written as lsn {report.recovered_lsn}"
+        )
+    else:
+        click.echo(f"{safe(report.path)}: intact, nothing to repair")
 
 
 @click.command("import")
@@ -142,4 +174,4 @@ def import_(path: Path, out: Path) -> None:
 
     session = load(path, progress=progress_printer("reading"))
     written = write_journal(session, out)
-    click.echo(f"{written}: {len(session)} events from {session.format} ({path})")
+    click.echo(safe(f"{written}: {len(session)} events from {session.format} ({path})"))

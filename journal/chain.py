@@ -1,0 +1,323 @@
+"""The integrity rules of docs/journal-format.md §5 as two line-by-line checkers.
+
+:class:`V1Chain` checks the hash chain of format v1; :class:`SeedChain` checks the sequence rules
+of the two seed dialects. Both take lines in file order and keep:
+
+* the trusted prefix, which ends at the first bad line F;
+* an undecided *region* of bad lines after F. When a later readable record continues the
+  prefix, or links to a line of the region (v1: its ``prev`` is a hash stored in or computed from
+  a bad line; seed: its number follows a bad line's), the region was **corruption**: it is
+  reported, and the records after it are yielded, flagged ``after_gap``. A region still open at
+  the end of the file is a **torn tail** (repairable).
+
+``V1Chain.run`` has a fast path for the common case (an intact line right after the prefix), which
+is what makes a million-record read cost little more than parsing it; every other line goes
+through ``feed``, which applies all the rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .errors import UnusableJournal
+from .record import FORMAT_VERSION, H_MARK, ZERO_HASH, line_hash
+from .scanresult import Damage, Record, ScanResult, as_lsn, brief, is_seq_result, parse_line
+
+Blocks = Iterable[tuple[list[bytes], bool]]
+"""Lists of lines without their ``\\n``; the flag is False only for a final line with no newline."""
+
+SUFFIX_LEN = len(H_MARK) + 64 + 2
+"""Bytes from the start of ``,"h":"`` to the end of a v1 line: the mark, 64 hex digits, ``"}``."""
+
+
+def _strip_cr(raw: bytes) -> bytes:
+    return raw[:-1] if raw[-1:] == b"\r" else raw
+
+
+class V1Chain:
+    """Hash-chain checker for format v1."""
+
+    def __init__(self, result: ScanResult) -> None:
+        self.res = result
+        self.last_h = ZERO_HASH
+        self.expect = 0
+        self.region: list[Damage] = []
+        self.bad_hashes: set[str] = set()
+        """Every hash stored in or computed from a bad line so far (a later record may link to it)."""
+        self.pending: list[Record] = []
+        """Readable records inside the open region, yielded if it turns out to be corruption."""
+        self.after_gap = False
+
+    # -- the fast path --------------------------------------------------------------------------
+    def run(self, blocks: Blocks, offset: int, line_no: int) -> Iterator[Record]:
+        """Check every line of ``blocks``, starting at ``offset`` / after line ``line_no``."""
+        loads = orjson.loads
+        decode_error = orjson.JSONDecodeError
+        sha = hashlib.sha256
+        mark = H_MARK
+        res = self.res
+        last_h = self.last_h
+        expect = self.expect
+        after_gap = self.after_gap
+        for lines, nl in blocks:
+            for line in lines:
+                line_no += 1
+                size = len(line) + 1
+                if nl and not self.region:
+                    i = size - 1 - SUFFIX_LEN
+                    try:
+                        rec = loads(line)
+                        if (
+                            i > 0
+                            and rec["prev"] == last_h
+                            and rec["lsn"] == expect
+                            and rec["v"] == FORMAT_VERSION
+                            and line.startswith(mark, i)
+                            and rec["h"] == sha(line[:i]).hexdigest()
+                        ):
+                            if expect == 0 and rec.get("type") == "run.start" and res.records == 0:
+                                res.header = rec
+                            res.records += 1
+                            last_h = rec["h"]
+                            expect += 1
+                            res.valid_end = offset + size
+                            yield Record(expect - 1, offset, line_no, size, rec, after_gap)
+                            offset += size
+                            continue
+                    except (decode_error, KeyError, TypeError):
+                        pass
+                self.last_h, self.expect = last_h, expect
+                yield from self.feed(offset, line_no, line, nl)
+                last_h, expect, after_gap = self.last_h, self.expect, self.after_gap
+                offset += size if nl else len(line)
+        self.last_h, self.expect = last_h, expect
+        self.finish()
+
+    def finish(self) -> None:
+        """Record the final state: an open region is a torn tail."""
+        res = self.res
+        res.last_h = self.last_h if res.records else None
+        res.last_lsn = self.expect - 1 if res.records else -1
+        res.torn.extend(self.region)
+        self.region = []
+
+    # -- every rule -----------------------------------------------------------------------------
+    def feed(self, offset: int, line_no: int, raw: bytes, nl: bool) -> list[Record]:
+        """Check one line and return the records it releases (itself and/or held ones)."""
+        line = _strip_cr(raw) if nl else raw
+        if not line.strip():
+            return []
+        size = len(raw) + 1 if nl else len(raw)
+        rec, dmg, hashes = self._check(offset, line_no, line, size, nl)
+        out: list[Record] = []
+        if rec is not None:
+            prev = rec.data.get("prev")
+            if prev == self.last_h and rec.lsn == self.expect:
+                if self.region:
+                    self._resolve(out)
+                rec.after_gap = self.after_gap
+                self._take(rec, out)
+                return out
+            if prev in self.bad_hashes:
+                self._resolve(out)
+                rec.after_gap = True
+                self._take(rec, out)
+                return out
+            if prev != self.last_h:
+                reason = "does not chain: prev is not the hash of lsn " + str(self.expect - 1)
+            else:
+                reason = f"lsn {rec.lsn} where {self.expect} was expected"
+            dmg = Damage(line_no, offset, reason, rec.lsn)
+            rec.after_gap = True
+            self.pending.append(rec)
+        assert dmg is not None
+        if dmg.lsn is None:
+            dmg.lsn = self.expect
+        self.region.append(dmg)
+        self.bad_hashes.update(h for h in hashes if h)
+        return out
+
+    def _check(
+        self, offset: int, line_no: int, line: bytes, size: int, nl: bool
+    ) -> tuple[Record | None, Damage | None, tuple[str | None, str | None]]:
+        stored, computed = line_hash(line)
+        hashes = (stored, computed)
+        if not nl:
+            return None, Damage(line_no, offset, "partial last line (no newline)"), hashes
+        rec, why = parse_line(line)
+        if rec is None:
+            return None, Damage(line_no, offset, why), hashes
+        lsn = as_lsn(rec.get("lsn"))
+        if stored is None:
+            return None, Damage(line_no, offset, "no hash at the end of the line (`h` missing)", lsn), hashes
+        if stored != computed or rec.get("h") != stored:
+            return None, Damage(line_no, offset, "hash mismatch (record altered)", lsn), hashes
+        v = rec.get("v")
+        if type(v) is not int:
+            return None, Damage(line_no, offset, f"bad version field {brief(v)}", lsn), hashes
+        if v != FORMAT_VERSION:
+            raise UnusableJournal(
+                f"format version {v} is not supported (this walkback reads version {FORMAT_VERSION}); "
+                "upgrade walkback to read this journal",
+                path=self.res.path,
+                line=line_no,
+            )
+        if lsn is None:
+            return None, Damage(line_no, offset, "lsn missing or not a non-negative integer"), hashes
+        return Record(lsn, offset, line_no, size, rec), None, hashes
+
+    def _resolve(self, out: list[Record]) -> None:
+        """The open region was corruption: report it and release the records held in it."""
+        self.res.corrupt.extend(self.region)
+        self.region = []
+        out.extend(self.pending)
+        self.pending = []
+        self.after_gap = True
+
+    def _take(self, rec: Record, out: list[Record]) -> None:
+        res = self.res
+        if res.records == 0 and rec.lsn == 0 and rec.data.get("type") == "run.start":
+            res.header = rec.data
+        res.records += 1
+        self.last_h = rec.data["h"]
+        self.expect = rec.lsn + 1
+        res.valid_end = rec.offset + rec.length
+        out.append(rec)
+
+
+class SeedChain:
+    """Sequence checker for the seed dialects (no hashes: lsn +1, or seq intents +1 and results).
+
+    lsn dialect: every record is numbered, +1 each. seq dialect: intents are numbered +1 each; a
+    result carries the seq of the intent it completes, which must exist and be completed once.
+    """
+
+    def __init__(self, result: ScanResult) -> None:
+        self.res = result
+        self.key = "seq" if result.dialect == "seq" else "lsn"
+        self.first: int | None = None
+        self.last: int | None = None
+        """The last good sequence number (lsn; or intent seq)."""
+        self.closed: set[int] = set()
+        self.region: list[Damage] = []
+        self.bad_nums: set[int] = set()
+        """Numbers of readable records inside bad regions (a later record may follow them)."""
+        self.pending: list[Record] = []
+        self.after_gap = False
+
+    def run(self, blocks: Blocks, offset: int, line_no: int) -> Iterator[Record]:
+        for lines, nl in blocks:
+            for line in lines:
+                line_no += 1
+                yield from self.feed(offset, line_no, line, nl)
+                offset += len(line) + 1 if nl else len(line)
+        self.finish()
+
+    def finish(self) -> None:
+        self.res.torn.extend(self.region)
+        self.region = []
+
+    def feed(self, offset: int, line_no: int, raw: bytes, nl: bool) -> list[Record]:
+        line = _strip_cr(raw) if nl else raw
+        if not line.strip():
+            return []
+        size = len(raw) + 1 if nl else len(raw)
+        key = self.key
+        rec: dict[str, Any] | None = None
+        num: int | None = None
+        if not nl:
+            why = "partial last line (no newline)"
+        else:
+            rec, why = parse_line(line)
+            if rec is not None:
+                num = as_lsn(rec.get(key))
+                if num is None:
+                    why = f"`{key}` missing or not a non-negative integer"
+        out: list[Record] = []
+        if rec is None or num is None:
+            self.region.append(Damage(line_no, offset, why, self._expected()))
+            return out
+        record = Record(num, offset, line_no, size, rec, self.after_gap)
+        completes = key == "seq" and is_seq_result(rec)
+        why = self._order(num, completes)
+        if not why or (num in self.bad_nums if completes else num - 1 in self.bad_nums):
+            if self.region:
+                self.res.corrupt.extend(self.region)
+                self.region = []
+                out.extend(self.pending)
+                self.pending = []
+                self.after_gap = True
+            record.after_gap = self.after_gap
+            self._take(record, completes)
+            out.append(record)
+            return out
+        record.after_gap = True
+        self.pending.append(record)
+        self.bad_nums.add(num)
+        self.region.append(Damage(line_no, offset, why, num))
+        return out
+
+    def _expected(self) -> int | None:
+        return None if self.last is None else self.last + 1
+
+    def _order(self, num: int, completes: bool) -> str:
+        """Why ``num`` cannot come next on the trusted sequence ('' if it can)."""
+        word = self.key
+        if completes:
+            if num in self.closed:
+                return f"seq {num} completed twice"
+            if self.last is None or self.first is None or not self.first <= num <= self.last:
+                return f"result for seq {num} before its intent"
+            return ""
+        if self.last is None or num == self.last + 1:
+            return ""
+        if num <= self.last:
+            return f"duplicate {word} {num} (after {word} {self.last})"
+        missing = f"{self.last + 1}" if num == self.last + 2 else f"{self.last + 1}..{num - 1}"
+        return f"{word} {num} where {self.last + 1} was expected ({word} {missing} missing)"
+
+    def _take(self, record: Record, completes: bool) -> None:
+        res = self.res
+        num = record.lsn
+        if res.records == 0:
+            res.header = record.data
+        res.records += 1
+        res.last_lsn = max(res.last_lsn, num)
+        res.valid_end = record.offset + record.length
+        if completes:
+            self.closed.add(num)
+        else:
+            if self.first is None:
+                self.first = num
+            self.last = num if self.last is None else max(self.last, num)
+
+
+def recognise(path: Path, rec: dict[str, Any], line: bytes, line_no: int) -> str | None:
+    """Dialect of a first readable line: ``v1``, ``seq``, ``lsn`` or None if not recognisable.
+
+    A line that looks like v1 (has ``v``, ``h`` or ``prev``) but another version is refused when
+    its own hash is intact (a newer writer made it); with a broken hash it is just damage.
+    """
+    if "v" in rec or "h" in rec or "prev" in rec:
+        v = rec.get("v")
+        if type(v) is int and v == FORMAT_VERSION:
+            return "v1"
+        stored, computed = line_hash(line)
+        if v is not None and stored is not None and stored == computed:
+            raise UnusableJournal(
+                f"format version {brief(v)} is not supported (this walkback reads version "
+                f"{FORMAT_VERSION}); upgrade walkback to read this journal",
+                path=path,
+                line=line_no,
+            )
+        return None
+    if as_lsn(rec.get("seq")) is not None:
+        return "seq"
+    if as_lsn(rec.get("lsn")) is not None and isinstance(rec.get("type"), str):
+        return "lsn"
+    return None

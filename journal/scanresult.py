@@ -1,0 +1,139 @@
+"""What a scan yields and reports: :class:`Record`, :class:`Damage` and :class:`ScanResult`.
+
+Also the small line-level helpers shared by the reader and the chain checkers, so that a damaged
+line is described the same way whichever dialect it was found in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+MAX_LSN = (1 << 63) - 1
+
+
+@dataclass(slots=True)
+class Record:
+    """One readable record and where it sits in the file."""
+
+    lsn: int
+    """lsn (v1, lsn dialect) or seq (seq dialect)."""
+    offset: int
+    """Byte offset of the line's first byte."""
+    line: int
+    """1-based line number."""
+    length: int
+    """Bytes of the line as stored, including its line end (``\\n`` or ``\\r\\n``)."""
+    data: dict[str, Any]
+    """The parsed record."""
+    after_gap: bool = False
+    """True for a record that follows corruption (shown, but its history is not trusted)."""
+
+
+@dataclass(slots=True)
+class Damage:
+    """One bad line: where it is and why it failed."""
+
+    line: int
+    offset: int
+    reason: str
+    lsn: int | None = None
+    """The lsn the line claims (if it parses) or the lsn expected at that position."""
+
+
+@dataclass
+class ScanResult:
+    """What a full scan found. ``intact`` is the one bit ``walkback check`` exits on."""
+
+    path: Path
+    dialect: str = "v1"
+    """``v1`` (hash-chained), ``lsn`` (seed dialect without hashes) or ``seq`` (seed pairs)."""
+    header: dict[str, Any] | None = None
+    """v1: the ``run.start`` record (None if it is damaged); seed dialects: the first record."""
+    records: int = 0
+    """Records on the trusted chain (records shown beside a gap are not counted)."""
+    last_lsn: int = -1
+    """Highest lsn (seq) read on the chain; -1 when there is none."""
+    last_h: str | None = None
+    valid_end: int = 0
+    """Byte offset where the last readable record ends; a repair truncates here."""
+    file_size: int = 0
+    torn: list[Damage] = field(default_factory=list)
+    """Bad lines of the torn tail, if any (repairable)."""
+    corrupt: list[Damage] = field(default_factory=list)
+    """Bad lines followed by valid records (never repaired)."""
+
+    @property
+    def torn_tail(self) -> dict[str, int] | None:
+        """``{offset, bytes}`` of the repairable tail, or None."""
+        if not self.torn:
+            return None
+        return {"offset": self.valid_end, "bytes": self.file_size - self.valid_end}
+
+    @property
+    def chain(self) -> str:
+        """``ok`` / ``broken`` for v1; ``absent`` for the seed dialects, which have no hashes."""
+        if self.dialect != "v1":
+            return "absent"
+        return "broken" if self.corrupt else "ok"
+
+    @property
+    def first_bad_lsn(self) -> int | None:
+        bad = self.corrupt or self.torn
+        return bad[0].lsn if bad else None
+
+    @property
+    def intact(self) -> bool:
+        return not self.torn and not self.corrupt
+
+    def damage_summary(self) -> str:
+        """One phrase for error messages: where the damage starts and what kind it is."""
+        parts = []
+        if self.corrupt:
+            d = self.corrupt[0]
+            parts.append(f"corruption at line {d.line}: {d.reason}")
+        if self.torn:
+            cut = self.file_size - self.valid_end
+            parts.append(f"torn tail of {cut} bytes from line {self.torn[0].line}")
+        return "; ".join(parts) or "intact"
+
+
+def as_lsn(value: Any) -> int | None:
+    """``value`` if it is a usable lsn/seq (a non-negative int that fits 64 bits, not a bool)."""
+    if type(value) is int and 0 <= value <= MAX_LSN:
+        return value
+    return None
+
+
+def brief(value: Any, limit: int = 40) -> str:
+    """A short, escaped rendering of an untrusted value for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def parse_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
+    """Parse one line as a JSON object; on failure return ``(None, why)`` in a few words."""
+    if line[:1] == b"\x00":
+        return None, "NUL bytes (space reserved but never written)"
+    try:
+        rec = orjson.loads(line)
+    except orjson.JSONDecodeError as e:
+        msg = str(e)
+        head, _, where = msg.partition(": line ")
+        pos = where.rpartition("(char ")[2].rstrip(")")
+        at = f" at byte {pos}" if pos.isdigit() else ""
+        if b"\x00" in line:
+            return None, f"binary data, not JSON ({head}{at})"
+        return None, f"not JSON ({head}{at})"
+    if not isinstance(rec, dict):
+        kind = "array" if isinstance(rec, list) else type(rec).__name__
+        return None, f"a JSON {kind}, not an object"
+    return rec, ""
+
+
+def is_seq_result(rec: dict[str, Any]) -> bool:
+    """In the seq dialect, ``{seq, result, status}`` completes the intent with the same seq."""
+    return "tool" not in rec and ("result" in rec or "status" in rec)
