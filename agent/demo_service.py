@@ -4,7 +4,8 @@ Stdlib ``http.server`` on 127.0.0.1 with a random port. A request whose key was 
 the first response again (header ``Idempotent-Replayed: true``) and does not act twice. Every call,
 acting or replayed, is appended to ``calls.jsonl`` in the service's directory as
 ``{"method", "path", "key", "body", "effect": bool, "status"}``, so tests count effects from the
-file; on start the file is read back, so a restarted service still honours old keys.
+file; on start the file is read back, so a restarted service still honours old keys. ``GET``
+reports the effect count; ``/status/<code>`` answers with that HTTP status and acts on nothing.
 
 Run standalone: ``python -m agent.demo_service DIR`` prints the base URL and serves until killed.
 """
@@ -69,7 +70,12 @@ class DemoService:
                 """Quiet: the calls file is the log."""
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, name="demo-service", daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="demo-service",
+            daemon=True,
+        ).start()
         return self.url
 
     def stop(self) -> None:
@@ -92,8 +98,10 @@ class DemoService:
                     method, path, key, body, effect=False, status=status, response=orjson.loads(resp)
                 )
                 return status, resp, True
-            if method == "GET":
-                status, response = 200, {"effects": self._effects}
+            if method == "GET" or path.startswith("/status/"):
+                code = path.removeprefix("/status/")
+                status = int(code) if code.isdigit() and 200 <= int(code) < 600 else 200
+                response = {"effects": self._effects}
                 self._record(method, path, key, body, effect=False, status=status, response=response)
                 return status, orjson.dumps(response), False
             self._effects += 1

@@ -27,6 +27,7 @@ from journal.writer import JOURNAL_NAME
 
 from .actions import Action, ChildSpec
 from .state import RunState
+from .tools.command import clean_env
 
 if TYPE_CHECKING:
     from .harness import Harness
@@ -39,12 +40,16 @@ def child_command(child_dir: Path) -> list[str]:
     return [sys.executable, "-m", "walkback", "agent", "child", str(child_dir)]
 
 
-def child_env() -> dict[str, str]:
+def child_env(*, restart: bool) -> dict[str, str]:
     """The environment a subagent starts with: the crash switches the parent was started with too.
 
     ``WALKBACK_FAILPOINT_AGENT=<id>`` limits ``WALKBACK_FAILPOINT`` to the agent with that id (see
-    :func:`agent.runs.arm_failpoints`), so a torture test can kill one chosen subagent.
+    :func:`agent.runs.arm_failpoints`), so a torture test can kill one chosen subagent. A child
+    restarted after it crashed gets no crash switches: a failpoint fires in the processes started
+    with it, not again in every restart.
     """
+    if restart:
+        return clean_env()
     env = dict(os.environ)
     held = env.pop("WALKBACK_FAILPOINT_HELD", None)
     if held is not None:
@@ -123,8 +128,9 @@ class FanOut:
         h.emit(f"step {step}: spawned subagent {child.agent} as {child_run}")
         return lsn
 
-    def _launch(self, agent: str) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(child_command(self._dir(agent)), env=child_env(), stdin=subprocess.DEVNULL)
+    def _launch(self, agent: str, *, restart: bool = False) -> subprocess.Popen[bytes]:
+        env = child_env(restart=restart)
+        return subprocess.Popen(child_command(self._dir(agent)), env=env, stdin=subprocess.DEVNULL)
 
     def _adopt(self, agent: str) -> subprocess.Popen[bytes] | None:
         """A child spawned before a crash: wait for it if alive, else let it resume its journal."""
@@ -151,7 +157,7 @@ class FanOut:
                 break
             if attempt == 0:
                 self.h.emit(f"subagent {agent} stopped without finishing; resuming it")
-                proc = self._launch(agent)
+                proc = self._launch(agent, restart=True)
         else:
             raise AgentError(
                 f"subagent {agent} stopped twice without finishing; resume the run after fixing it",
