@@ -1,0 +1,161 @@
+"""The two seed dialects: read in their shape, and appended to in their shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from recovery_helpers import h
+
+from journal import scan
+from journal.recovery import analyze, recover
+
+A_OLD = b"export const a = getUserById(1);\n"
+A_NEW = b"export const a = fetchUser(1);\n"
+B_OLD = b"import { getUserById } from './users';\nconst getUserByIdx = 2;\n"
+B_NEW = b"import { fetchUser } from './users';\nconst getUserByIdx = 2;\n"
+
+
+def write_lines(path: Path, records: list[dict]) -> None:  # type: ignore[type-arg]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+def read_lines(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+
+
+def rename(lsn: int, file: str, old: bytes, new: bytes) -> dict:  # type: ignore[type-arg]
+    return {
+        "lsn": lsn,
+        "type": "intent",
+        "tool": "replace_symbol",
+        "file": file,
+        "old": "getUserById",
+        "new": "fetchUser",
+        "pre": h(old),
+        "post": h(new),
+    }
+
+
+def lsn_journal(tmp_path: Path, b_post: bytes = B_NEW) -> tuple[Path, Path]:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src/a.ts").write_bytes(A_NEW)  # committed
+    (ws / "src/b.ts").write_bytes(B_OLD)  # killed before the edit
+    (ws / "src/c.ts").write_bytes(A_NEW)  # edited, commit lost
+    j = tmp_path / "seed-lsn.jsonl"
+    write_lines(
+        j,
+        [
+            {"lsn": 0, "type": "plan", "task": "Rename getUserById to fetchUser", "steps": ["a", "b", "c"]},
+            rename(1, "src/a.ts", A_OLD, A_NEW),
+            {"lsn": 2, "type": "commit", "intent": 1},
+            rename(3, "src/c.ts", A_OLD, A_NEW),
+            rename(4, "src/b.ts", B_OLD, b_post),
+        ],
+    )
+    return j, ws
+
+
+def test_lsn_dialect_redo_is_computed_from_the_current_content(tmp_path: Path) -> None:
+    j, ws = lsn_journal(tmp_path)
+    plan = analyze(j, workspace=ws)
+    assert [(f.lsn, f.target, f.finding, f.action) for f in plan.findings] == [
+        (3, "src/c.ts", "applied", "commit"),
+        (4, "src/b.ts", "not_applied", "redo"),
+    ]
+    assert "replace_symbol applied to the current content" in plan.findings[1].detail
+    assert (plan.committed_through, plan.next_lsn) == (2, 5)
+    plan = recover(j, workspace=ws, apply=True)
+    assert (ws / "src/b.ts").read_bytes() == B_NEW  # `getUserByIdx` kept: an identifier rename
+    new = read_lines(j)[5:]
+    assert [(r["lsn"], r["type"], r.get("ref")) for r in new] == [
+        (5, "recovery", 3),
+        (6, "commit", 3),
+        (7, "recovery", 4),
+        (8, "commit", 4),
+    ]
+    assert all("v" not in r and "h" not in r and "prev" not in r for r in new)  # still the seed shape
+    assert new[3]["recovered"] is True and new[3]["post"] == h(B_NEW)
+    res = scan(j)
+    assert res.dialect == "lsn" and res.intact
+    assert analyze(j, workspace=ws).findings == []
+
+
+def test_lsn_dialect_computed_redo_is_refused_when_it_does_not_hash_to_post(tmp_path: Path) -> None:
+    j, ws = lsn_journal(tmp_path, b_post=b"something else\n")
+    plan = recover(j, workspace=ws, apply=True)
+    f = plan.findings[1]
+    assert (f.lsn, f.finding, f.action) == (4, "not_applied", "ask_human")
+    assert (ws / "src/b.ts").read_bytes() == B_OLD
+
+
+def test_lsn_dialect_reads_from_a_checkpoint(tmp_path: Path) -> None:
+    j, ws = lsn_journal(tmp_path)
+    recs = read_lines(j)
+    recs.insert(3, {"lsn": 3, "type": "checkpoint", "git": "0" * 40, "covers_lsn": 3})
+    for i, r in enumerate(recs):
+        r["lsn"] = i
+    write_lines(j, recs)
+    plan = analyze(j, workspace=ws)
+    assert plan.read_from == 3
+    assert [f.lsn for f in plan.findings] == [4, 5]
+
+
+def seq_journal(tmp_path: Path, url: str) -> tuple[Path, Path]:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "out.txt").write_bytes(b"done\n")
+    j = tmp_path / "seed-seq.jsonl"
+    args = {"method": "POST", "url": url + "/charges", "body": {"amount": 5}}
+    write_lines(
+        j,
+        [
+            {"seq": 1, "task_id": "t1", "tool": "http_post", "args": args, "idempotency_key": "t1:1"},
+            {"seq": 1, "result": {"status": 201}, "status": "ok"},
+            {"seq": 2, "task_id": "t1", "tool": "http_post", "args": args, "idempotency_key": "t1:2"},
+            {
+                "seq": 3,
+                "task_id": "t1",
+                "tool": "write_file",
+                "args": {"path": "out.txt", "content": "done\n"},
+            },
+            {"seq": 4, "task_id": "t1", "tool": "http_post", "args": args},
+        ],
+    )
+    return j, ws
+
+
+def test_seq_dialect_findings_use_the_seq(tmp_path: Path, service) -> None:  # type: ignore[no-untyped-def]
+    j, ws = seq_journal(tmp_path, service.url)
+    plan = analyze(j, workspace=ws)
+    assert [(f.lsn, f.finding, f.action) for f in plan.findings] == [
+        (2, "in_doubt", "reissue"),
+        (3, "applied", "commit"),
+        (4, "in_doubt", "ask_human"),
+    ]
+    assert (plan.committed_through, plan.next_lsn) == (1, 5)
+    assert plan.task == "t1" and "Committed through seq 1." in plan.brief
+    assert plan.to_json()["findings"][0]["lsn"] == 2
+
+
+def test_seq_dialect_is_appended_to_in_its_own_shape(tmp_path: Path, service) -> None:  # type: ignore[no-untyped-def]
+    j, ws = seq_journal(tmp_path, service.url)
+    plan = recover(j, workspace=ws, apply=True)
+    assert service.effects_by_key() == {"t1:2": 1}
+    new = read_lines(j)[5:]
+    decisions = [r for r in new if r.get("type") == "recovery"]
+    assert [(r["seq"], r["ref"], r["action"]) for r in decisions] == [
+        (5, 2, "reissue"),
+        (6, 3, "commit"),
+        (7, 4, "ask_human"),
+    ]
+    assert all("tool" not in r for r in decisions)  # a record with `tool` is an intent in this dialect
+    results = [r for r in new if "status" in r]
+    assert [(r["seq"], r["status"], r["recovered"]) for r in results] == [(2, "ok", True), (3, "ok", True)]
+    res = scan(j)
+    assert res.dialect == "seq" and res.intact
+    assert plan.next_lsn == 8
+    again = recover(j, workspace=ws, apply=True)
+    assert [(f.lsn, f.finding) for f in again.findings] == [(4, "in_doubt")]
+    assert len(read_lines(j)) == 5 + len(new)  # nothing appended the second time
