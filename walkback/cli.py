@@ -9,6 +9,7 @@ from walkback._cli import agent as agent_cmds
 from walkback._cli import demo as demo_cmds
 from walkback._cli import inspect as inspect_cmds
 from walkback._cli import recover as recover_cmds
+from walkback._cli import view as view_cmds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +24,7 @@ cli.add_command(inspect_cmds.import_)
 cli.add_command(recover_cmds.recover)
 cli.add_command(agent_cmds.agent)
 cli.add_command(demo_cmds.demo)
+cli.add_command(view_cmds.view)
 
 
 def main() -> None:

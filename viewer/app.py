@@ -1,0 +1,124 @@
+"""Build and run the viewer app: ``serve(paths, ...)`` is what ``walkback view`` calls."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from nicegui import app, ui
+
+from journal.errors import WalkbackError
+
+from .pages import register_pages
+from .security import HeadersMiddleware, needs_token, token_middleware
+from .store import Analyzer, Loader, SessionStore
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+POLL_SECONDS = 0.5
+NATIVE_HELP = (
+    "--native needs pywebview: pip install 'walkback[native]' "
+    "(on Debian/Ubuntu also: apt install python3-gi gir1.2-webkit2-4.1; or pip install 'pywebview[qt]'); "
+    "or drop --native to use the browser"
+)
+
+
+class ViewerError(WalkbackError):
+    """The viewer cannot start as asked (missing extra, port in use, nothing to show)."""
+
+    exit_code = 2
+
+
+def native_available() -> bool:
+    return importlib.util.find_spec("webview") is not None
+
+
+def build(store: SessionStore, *, token: str | None = None, poll: float | None = POLL_SECONDS) -> None:
+    """Register middleware, static files, pages and the live-follow poller on NiceGUI's app."""
+    app.add_middleware(HeadersMiddleware)
+    if token:
+        app.add_middleware(token_middleware(token))
+    app.add_static_files("/static", STATIC)
+    register_pages(store)
+    app.on_startup(store.start)
+    app.on_shutdown(store.stop)
+    if poll:
+        app.timer(poll, store.poll)
+
+
+def start_path(store: SessionStore) -> str:
+    """Where the browser opens: the session itself when there is only one."""
+    return f"/s/{next(iter(store.entries))}" if len(store.entries) == 1 else "/"
+
+
+def start_url(host: str, port: int, path: str, token: str | None) -> str:
+    shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}{path}" + (f"?token={token}" if token else "")
+
+
+def _check_port(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as e:
+            raise ViewerError(f"cannot listen on {host}:{port} ({e.strerror}); choose another --port") from None
+
+
+def make_store(paths: list[Path], *, workspace: Path | None = None, analyzer: Analyzer | None = None,
+               loader: Loader | None = None, detect: Callable[[Path], Any] | None = None) -> SessionStore:
+    """A store over ``paths`` (folders of runs expanded) using the importer registry by default."""
+    import importers
+
+    for p in paths:
+        if not p.exists():
+            raise ViewerError("no such file or directory", path=p)
+    store = SessionStore(paths, loader=loader or importers.load, detect=detect or importers.detect,
+                         workspace=workspace, analyzer=analyzer)
+    if not store.entries:
+        raise ViewerError("no journal or known agent log found here", path=paths[0] if paths else None)
+    return store
+
+
+def serve(
+    paths: list[Path],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    open: bool = True,
+    native: bool = False,
+    workspace: Path | None = None,
+    token: str | None = None,
+    analyzer: Analyzer | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the viewer until interrupted. A non-loopback ``host`` requires ``token``.
+
+    ``announce`` receives the URL to open (with the token) just before the server starts.
+    """
+    if native and not native_available():
+        raise ViewerError(NATIVE_HELP)
+    if needs_token(host) and not token:
+        raise ViewerError(f"host {host} is reachable from other machines: a token is required")
+    store = make_store(paths, workspace=workspace, analyzer=analyzer)
+    if not native:
+        _check_port(host, port)
+    build(store, token=token)
+    path = start_path(store)
+    if announce is not None:
+        announce("a desktop window" if native else start_url(host, port, path, token))
+    ui.run(
+        host=host,
+        port=None if native else port,
+        title="walkback",
+        reload=False,
+        show=(path + (f"?token={token}" if token else "")) if open and not native else False,
+        native=native,
+        window_size=(1400, 900) if native else None,
+        show_welcome_message=False,
+        favicon=STATIC / "favicon.svg",
+    )

@@ -1,0 +1,82 @@
+"""Shared bits: escaped text blocks, status colours, time formatting.
+
+Everything a journal contains was written by a model, so it is only ever shown through elements
+that render text (labels, badges, table cells): never ``ui.html``, never markdown.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from nicegui import ui
+
+MAX_TEXT = 20_000
+"""Characters of one field shown before it is cut (the raw record keeps the rest)."""
+
+STATUS_COLORS = {
+    "ok": "positive",
+    "approved": "positive",
+    "completed": "positive",
+    "committed": "positive",
+    "applied": "positive",
+    "pending": "warning",
+    "running": "info",
+    "in_doubt": "deep-orange",
+    "recovered": "purple",
+    "torn": "negative",
+    "failed": "negative",
+    "denied": "negative",
+    "crashed": "negative",
+    "corrupt": "negative",
+    "cancelled": "grey",
+}
+
+
+def status_color(status: str) -> str:
+    return STATUS_COLORS.get(status, "grey-7")
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+
+
+def as_text(value: Any, limit: int = MAX_TEXT) -> str:
+    """A value as readable text: strings as they are, everything else as indented JSON."""
+    if isinstance(value, str):
+        return clip(value, limit)
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode()
+    except TypeError:
+        text = repr(value)
+    return clip(text, limit)
+
+
+def pre(text: str) -> ui.label:
+    """A block of preformatted, escaped text."""
+    return ui.label(text).classes("wb-pre")
+
+
+def status_badge(status: str) -> ui.badge:
+    return ui.badge(status or "—", color=status_color(status)).classes("wb-status")
+
+
+def fmt_time(ts: float | None, *, date: bool = False) -> str:
+    if ts is None or (isinstance(ts, float) and math.isnan(ts)):
+        return ""
+    fmt = "%Y-%m-%d %H:%M:%S" if date else "%H:%M:%S.%f"
+    text = datetime.fromtimestamp(ts, UTC).strftime(fmt)
+    return text if date else text[:-3]
+
+
+def fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{seconds:.1f} s"
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h {m:02d}m" if h else f"{m}m {s:02d}s"

@@ -1,0 +1,81 @@
+"""The filter bar: kind, agent, tool, file, status, text search and "problems only"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nicegui import events, ui
+
+from timeline.query import Facets, Query
+
+MAX_OPTIONS = 1000
+
+
+def _options(pairs: list[tuple[str, int]], selected: frozenset[str]) -> dict[str, str]:
+    opts = {name: f"{name} ({n:,})" for name, n in pairs[:MAX_OPTIONS]}
+    for name in selected:
+        opts.setdefault(name, name)
+    return opts
+
+
+class FilterBar:
+    """Calls ``on_change(query)`` whenever the user changes a filter."""
+
+    def __init__(self, facets: Facets, query: Query, on_change: Callable[[Query], None]) -> None:
+        self.query = query
+        self.on_change = on_change
+        with ui.column().classes("w-full gap-1 wb-filters").mark("filters"):
+            with ui.row().classes("w-full items-center gap-2 no-wrap"):
+                self.search = ui.input(placeholder="search raw records (/)", value=query.text,
+                                       on_change=self._text).props("dense clearable debounce=400")
+                self.search.classes("grow wb-search").mark("search")
+                self.problems = ui.switch("problems only", value=query.problems,
+                                          on_change=self._problems).props("dense").mark("problems")
+                ui.label(f"({facets.problems:,})").classes("text-xs text-grey-7")
+                ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense").mark(
+                    "clear-filters").tooltip("clear all filters")
+            with ui.row().classes("w-full gap-1 no-wrap"):
+                self.selects = {
+                    "kinds": self._select("kind", facets.kinds, query.kinds),
+                    "agents": self._select("agent", facets.agents, query.agents),
+                    "tools": self._select("tool", facets.tools, query.tools),
+                    "files": self._select("file", facets.files, query.files),
+                    "statuses": self._select("status", facets.statuses, query.statuses),
+                }
+
+    def _select(self, label: str, pairs: list[tuple[str, int]], selected: frozenset[str]) -> ui.select:
+        field = {"kind": "kinds", "agent": "agents", "tool": "tools", "file": "files", "status": "statuses"}[label]
+        sel = ui.select(_options(pairs, selected), label=label, multiple=True, value=sorted(selected),
+                        on_change=lambda e, f=field: self._set(f, e.value))
+        sel.props("dense options-dense use-input input-debounce=200 clearable").classes("grow min-w-0 wb-select")
+        return sel.mark(f"filter-{label}")
+
+    def _set(self, field: str, value: object) -> None:
+        values = frozenset(str(v) for v in (value or []))
+        if values != getattr(self.query, field):
+            self._emit(self.query.with_(**{field: values}))
+
+    def _text(self, e: events.ValueChangeEventArguments) -> None:
+        text = str(e.value or "")[:500]
+        if text != self.query.text:
+            self._emit(self.query.with_(text=text))
+
+    def _problems(self, e: events.ValueChangeEventArguments) -> None:
+        if bool(e.value) != self.query.problems:
+            self._emit(self.query.with_(problems=bool(e.value)))
+
+    def _clear(self) -> None:
+        self.set_query(Query())
+        self._emit(Query())
+
+    def _emit(self, query: Query) -> None:
+        self.query = query
+        self.on_change(query)
+
+    def set_query(self, query: Query) -> None:
+        """Show ``query`` (after back/forward) without calling ``on_change``."""
+        self.query = query
+        self.search.set_value(query.text)
+        self.problems.set_value(query.problems)
+        for field, sel in self.selects.items():
+            sel.set_value(sorted(getattr(query, field)))

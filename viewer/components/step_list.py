@@ -1,0 +1,156 @@
+"""The step list: one page of the filtered events at a time, so a million events cost one page.
+
+Only the visible page (``PAGE_SIZE`` rows) is ever sent to the browser; the current step's page
+follows the cursor, and the pager can browse away from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from nicegui import events, ui
+
+from timeline.model import Session
+
+from ..cursor import ReplayCursor
+from .common import fmt_time
+
+PAGE_SIZE = 50
+SUMMARY_CHARS = 90
+COLUMNS = [
+    {"name": "step", "label": "Step", "field": "step", "align": "right"},
+    {"name": "lsn", "label": "lsn", "field": "lsn", "align": "right"},
+    {"name": "time", "label": "Time", "field": "time", "align": "left"},
+    {"name": "agent", "label": "Agent", "field": "agent", "align": "left"},
+    {"name": "kind", "label": "Kind", "field": "kind", "align": "left"},
+    {"name": "status", "label": "Status", "field": "status", "align": "left"},
+    {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
+]
+ROW_CLASS_JS = "(row) => row.cur ? 'wb-current' : (row.problem ? 'wb-problem' : '')"
+
+_SUMMARY_KEYS = {
+    "model_call": ("messages",),
+    "model_result": ("output", "text", "content"),
+    "message": ("text", "content", "message"),
+    "plan": ("steps",),
+    "test_result": ("cmd",),
+    "approval_request": ("reason",),
+    "approval_decision": ("decision", "reason"),
+    "recovery": ("finding", "action", "target"),
+    "checkpoint": ("git", "branch"),
+    "run_start": ("task",),
+    "run_end": ("status",),
+    "agent_spawn": ("child_agent", "task"),
+    "agent_end": ("child_agent", "outcome"),
+    "tool_result": ("error", "result"),
+}
+
+
+def _flat(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return f"{len(value)}: " + ", ".join(value)
+    if isinstance(value, list) and value:
+        last = value[-1]
+        if isinstance(last, dict):
+            return _flat(last.get("content", last))
+        return _flat(last)
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_flat(v)}" for k, v in list(value.items())[:4])
+    return "" if value is None else str(value)
+
+
+def describe(kind: str, tool: str, target: str, raw: dict[str, Any]) -> str:
+    """One line about what an event did, for the list (always plain text)."""
+    if kind == "tool_call":
+        text = " ".join(x for x in (tool, target) if x) or _flat(raw.get("args"))
+    elif kind == "tool_result" and "error" not in raw:
+        verified = raw.get("verified")
+        ok = isinstance(verified, dict) and verified.get("post") is True
+        text = " · ".join(x for x in (str(raw.get("type", "")), "verified" if ok else "not verified",
+                                      "recovered" if raw.get("recovered") else "", _flat(raw.get("result"))) if x)
+    else:
+        keys = _SUMMARY_KEYS.get(kind, ())
+        text = " · ".join(_flat(raw[k]) for k in keys if k in raw and raw[k] not in (None, ""))
+        if not text:
+            text = str(raw.get("type", ""))
+    text = " ".join(text.split())
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+
+
+class StepList:
+    """A table of one page of ``cursor.view`` plus a pager."""
+
+    def __init__(self, session: Session, cursor: ReplayCursor, on_pick: Callable[[int], None], problems: np.ndarray):
+        self.session = session
+        self.cursor = cursor
+        self.on_pick = on_pick
+        self.problems = problems
+        self.page = 1
+        self.count = ui.label().classes("text-xs text-grey-7").mark("step-count")
+        self.table = ui.table(columns=COLUMNS, rows=[], row_key="step").props("dense flat wrap-cells=false")
+        self.table.classes("w-full wb-steps").mark("step-list")
+        self.table.props[":table-row-class-fn"] = ROW_CLASS_JS
+        self.table.on("rowClick", self._row_click, args=[[], ["step"], None])
+        self.pager = ui.pagination(1, 1, direction_links=True, on_change=self._paged)
+        self.pager.props("max-pages=7 boundary-numbers size=sm").mark("step-pager")
+        self.follow_cursor()
+
+    def set_session(self, session: Session, problems: np.ndarray) -> None:
+        self.session = session
+        self.problems = problems
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-len(self.cursor.view) // PAGE_SIZE))
+
+    def follow_cursor(self) -> None:
+        """Show the page holding the current step (or the nearest one if it is filtered out)."""
+        k = int(np.searchsorted(self.cursor.view, self.cursor.index))
+        self.show_page(min(k // PAGE_SIZE, self.pages - 1) + 1)
+
+    def show_page(self, page: int) -> None:
+        self.page = max(1, min(page, self.pages))
+        view = self.cursor.view
+        lo = (self.page - 1) * PAGE_SIZE
+        self.table.rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
+        self.pager.max = self.pages
+        self.pager.set_value(self.page)
+        total = len(self.session)
+        shown = len(view)
+        pos = self.cursor.position
+        where = f"step {self.cursor.step:,} of {total:,}"
+        if shown != total:
+            where += f" · {shown:,} match" + (f" · #{pos + 1:,} of them" if pos is not None else " · current step hidden")
+        self.count.set_text(where)
+
+    def _row(self, i: int) -> dict[str, Any]:
+        ev = self.session.event(i)
+        try:
+            raw = self.session.raw(i)
+        except (OSError, ValueError):
+            raw = {}
+        return {
+            "step": i + 1,
+            "lsn": "" if ev.lsn is None else ev.lsn,
+            "time": fmt_time(ev.ts),
+            "agent": ev.agent,
+            "kind": ev.kind,
+            "status": ev.status,
+            "what": describe(ev.kind, ev.tool, ev.target, raw),
+            "cur": i == self.cursor.index,
+            "problem": bool(self.problems[i]) if i < len(self.problems) else False,
+        }
+
+    def _paged(self, e: events.ValueChangeEventArguments) -> None:
+        if isinstance(e.value, int) and e.value != self.page:
+            self.show_page(e.value)
+
+    def _row_click(self, e: events.GenericEventArguments) -> None:
+        row = e.args[1] if isinstance(e.args, list) and len(e.args) > 1 else None
+        step = row.get("step") if isinstance(row, dict) else None
+        if isinstance(step, int) and 1 <= step <= len(self.session):
+            self.on_pick(step - 1)

@@ -1,0 +1,86 @@
+"""HTTP hardening: a token for non-loopback hosts, and headers that forbid outbound requests.
+
+The token arrives once in the printed URL (``?token=...``), is swapped for an HttpOnly cookie and
+removed from the address bar. The websocket needs no token of its own: NiceGUI only accepts
+client ids minted by a page, and pages are behind this middleware.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+
+COOKIE = "walkback_token"
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        # NiceGUI evaluates ':'-props with new Function and inlines its page bootstrap
+        "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",
+        "font-src 'self' data:",
+        "connect-src 'self' ws: wss:",
+        "worker-src 'self' blob:",
+        "object-src 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+    ]
+)
+"""Only this origin: content written by a model cannot make the browser fetch anything else."""
+
+Next = Callable[[Request], Awaitable[Response]]
+
+
+def needs_token(host: str) -> bool:
+    return host not in LOOPBACK
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def _same(a: str, b: str) -> bool:
+    return secrets.compare_digest(a.encode(), b.encode())
+
+
+def _secure(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response
+
+
+class HeadersMiddleware(BaseHTTPMiddleware):
+    """Adds the CSP and friends to every HTTP response."""
+
+    async def dispatch(self, request: Request, call_next: Next) -> Response:
+        return _secure(await call_next(request))
+
+
+def token_middleware(token: str) -> type[BaseHTTPMiddleware]:
+    """A middleware class that admits a request with the token (query, once) or its cookie."""
+
+    class TokenMiddleware(BaseHTTPMiddleware):
+        async def dispatch(self, request: Request, call_next: Next) -> Response:
+            path = request.url.path
+            if path.startswith("/_nicegui/") and not path.startswith("/_nicegui/client/"):
+                return await call_next(request)  # framework assets and the socket (ids come from pages)
+            given = request.query_params.get("token")
+            if given is not None and _same(given, token):
+                clean = request.url.remove_query_params("token")
+                target = clean.path + (f"?{clean.query}" if clean.query else "")
+                resp = RedirectResponse(target, status_code=303)
+                resp.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+                return _secure(resp)
+            if _same(request.cookies.get(COOKIE, ""), token):
+                return await call_next(request)
+            return _secure(PlainTextResponse("Unauthorized: open the URL with the token that walkback printed.", 401))
+
+    return TokenMiddleware

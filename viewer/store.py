@@ -1,0 +1,339 @@
+"""The sessions a viewer process serves: discovery, background loading, live follow.
+
+One loader thread reads sessions (page requests first, then the session list's summaries) so a
+page is never built while a big journal is being parsed. A poller notices when a journal grows
+(an agent still running) and reloads it; pages compare :attr:`Entry.version` to redraw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from journal.errors import WalkbackError
+from journal.runlock import lock_is_held
+from journal.writer import journal_path
+from timeline import query
+from timeline.model import Approval, Session
+
+Loader = Callable[..., Session]
+"""``importers.load(path, *, progress=None)``: any callable of that shape."""
+Analyzer = Callable[..., Any]
+"""``journal.recovery.analyze(path, *, workspace=None) -> RecoveryPlan`` (wired by the CLI)."""
+
+PAGE, LIST = 0, 1  # loader priorities: a page someone is waiting for goes first
+
+
+@dataclass
+class Summary:
+    """One row of the session list."""
+
+    task: str
+    format: str
+    agents: int
+    events: int
+    status: str
+    recovered: bool
+    integrity: str
+    start: float | None
+    end: float | None
+
+    @property
+    def duration(self) -> float | None:
+        return self.end - self.start if self.start is not None and self.end is not None else None
+
+
+@dataclass
+class PlanFinding:
+    """A recovery finding as the Recovery panel shows it."""
+
+    agent: str
+    lsn: int
+    target: str
+    tool: str
+    finding: str
+    action: str
+    detail: str
+
+
+@dataclass
+class RecoveryPlanView:
+    """What ``journal.recovery.analyze`` would do for a crashed run (no side effects)."""
+
+    findings: list[PlanFinding] = field(default_factory=list)
+    brief: str = ""
+    committed_through: int | None = None
+    next_lsn: int | None = None
+    error: str = ""
+
+
+@dataclass
+class Derived:
+    """Views computed once per loaded session, off the event loop."""
+
+    facets: query.Facets
+    files: dict[str, np.ndarray]
+    approvals: list[Approval] | None = None
+    """Filled by the second, slower pass (None until then)."""
+
+
+@dataclass
+class Entry:
+    """A session the viewer can show. ``session`` is None until loaded (or after a failure)."""
+
+    id: str
+    path: Path
+    label: str
+    session: Session | None = None
+    derived: Derived | None = None
+    summary: Summary | None = None
+    plan: RecoveryPlanView | None = None
+    error: str = ""
+    progress: int = 0
+    version: int = 0
+    load_seconds: float = 0.0
+    loading: bool = False
+    signature: tuple[Any, ...] = ()
+    last_load: float = 0.0
+
+
+def entry_id(path: Path) -> str:
+    """A stable, URL-safe id from the resolved path (never the path itself in a URL)."""
+    return hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+
+
+def discover(paths: list[Path], detect: Callable[[Path], Any]) -> list[Path]:
+    """Expand folders of runs into their sessions; keep files and run dirs as given.
+
+    A folder that is itself a session (a run dir) stays one session; any other folder contributes
+    each child that ``detect`` accepts (run dirs, journal files, logs). Subagent dirs are never
+    listed on their own: they belong to their parent's session.
+    """
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir() and not _accepts(detect, p):
+            for child in sorted(p.iterdir()):
+                if child.name.startswith(".") or child.name == "agents":
+                    continue
+                if _accepts(detect, child):
+                    out.append(child)
+        else:
+            out.append(p)
+    seen: set[Path] = set()
+    return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]  # type: ignore[func-returns-value]
+
+
+def _accepts(detect: Callable[[Path], Any], p: Path) -> bool:
+    try:
+        detect(p)
+    except (WalkbackError, OSError):
+        return False
+    return True
+
+
+def summarize(session: Session) -> Summary:
+    ts = query.columns(session).ts
+    finite = ts[np.isfinite(ts)]
+    return Summary(
+        task=session.task,
+        format=session.format,
+        agents=len(session.agents),
+        events=len(session),
+        status=session.status,
+        recovered=session.recovered,
+        integrity=session.integrity.badge,
+        start=float(finite.min()) if len(finite) else None,
+        end=float(finite.max()) if len(finite) else None,
+    )
+
+
+def plan_view(plan: Any) -> RecoveryPlanView:
+    """Flatten a RecoveryPlan (and its per-child plans) into panel rows."""
+    view = RecoveryPlanView(
+        brief=str(getattr(plan, "brief", "") or ""),
+        committed_through=getattr(plan, "committed_through", None),
+        next_lsn=getattr(plan, "next_lsn", None),
+    )
+    stack = [plan]
+    while stack:
+        p = stack.pop(0)
+        for f in getattr(p, "findings", None) or []:
+            view.findings.append(
+                PlanFinding(
+                    agent=str(getattr(f, "agent", "") or ""),
+                    lsn=int(getattr(f, "lsn", -1)),
+                    target=str(getattr(f, "target", "") or ""),
+                    tool=str(getattr(f, "tool", "") or ""),
+                    finding=str(getattr(f, "finding", "") or ""),
+                    action=str(getattr(f, "action", "") or ""),
+                    detail=str(getattr(f, "detail", "") or ""),
+                )
+            )
+        children = getattr(p, "children", None) or getattr(p, "child_plans", None) or []
+        stack.extend(children.values() if isinstance(children, dict) else children)
+    return view
+
+
+class SessionStore:
+    """Entries by id, a loader thread, and the live-follow poller."""
+
+    def __init__(
+        self,
+        paths: list[Path],
+        *,
+        loader: Loader,
+        detect: Callable[[Path], Any] | None = None,
+        workspace: Path | None = None,
+        analyzer: Analyzer | None = None,
+    ) -> None:
+        self.loader = loader
+        self.workspace = workspace
+        self.analyzer = analyzer
+        found = discover(paths, detect) if detect else list(paths)
+        self.entries: dict[str, Entry] = {}
+        for p in found:
+            e = Entry(id=entry_id(p), path=p, label=_label(p))
+            self.entries.setdefault(e.id, e)
+        self._queue: queue.PriorityQueue[tuple[int, int, str]] = queue.PriorityQueue()
+        self._seq = itertools.count()
+        self._queued: set[str] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the loader thread and queue every entry for the session list."""
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="walkback-loader", daemon=True)
+            self._thread.start()
+        for e in self.entries.values():
+            self.request(e, priority=LIST)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._queue.put((-1, -1, ""))
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def get(self, sid: str) -> Entry | None:
+        return self.entries.get(sid)
+
+    def request(self, entry: Entry, *, priority: int = PAGE) -> None:
+        """Queue ``entry`` for (re)loading unless it is loaded, loading or queued already."""
+        with self._lock:
+            if entry.id in self._queued or (entry.session is not None and priority == LIST):
+                return
+            self._queued.add(entry.id)
+        self._queue.put((priority, next(self._seq), entry.id))
+
+    def load_now(self, entry: Entry) -> None:
+        """Load synchronously (tests, benchmarks and the CLI's pre-flight)."""
+        self._load(entry)
+
+    def wait(self, entry: Entry, timeout: float = 60.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while (entry.session is None and not entry.error) or entry.loading:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    # -- loading ------------------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            _, _, sid = self._queue.get()
+            if self._stop.is_set() or not sid:
+                return
+            entry = self.entries[sid]
+            with self._lock:
+                self._queued.discard(sid)
+            self._load(entry)
+
+    def _load(self, entry: Entry) -> None:
+        entry.loading = True
+        entry.progress = 0
+        before = self._stats(entry)
+        t0 = time.perf_counter()
+
+        def progress(n: int) -> None:
+            entry.progress = n
+
+        try:
+            session = self.loader(entry.path, progress=progress)
+            derived = Derived(facets=query.facets(session), files=query.file_rows(session))
+            summary = summarize(session)
+        except WalkbackError as e:
+            entry.error = str(e)
+            entry.loading = False
+            entry.signature = tuple(before.values())
+            entry.version += 1
+            return
+        entry.session, entry.derived, entry.summary = session, derived, summary
+        entry.error = ""
+        entry.signature = self._signature(entry, before)
+        entry.load_seconds = time.perf_counter() - t0
+        entry.last_load = time.monotonic()
+        entry.loading = False
+        entry.version += 1
+        self._second_pass(entry, session, derived)
+
+    def _second_pass(self, entry: Entry, session: Session, derived: Derived) -> None:
+        """Slower views, after the page can already show the session."""
+        session.completion_of(0) if len(session) else None
+        derived.approvals = session.approvals()
+        if self.analyzer is not None and session.status == "crashed":
+            try:
+                plan = self.analyzer(entry.path, workspace=self.workspace)
+                entry.plan = plan_view(plan)
+            except WalkbackError as e:
+                entry.plan = RecoveryPlanView(error=str(e))
+        entry.version += 1
+
+    # -- live follow --------------------------------------------------------------------------
+    @staticmethod
+    def _stats(entry: Entry) -> dict[Path, Any]:
+        sources = entry.session.sources if entry.session is not None else [journal_path(entry.path)]
+        out: dict[Path, Any] = {}
+        for s in sources:
+            try:
+                st = Path(s).stat()
+                out[Path(s)] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                out[Path(s)] = None
+        return out
+
+    def _signature(self, entry: Entry, known: dict[Path, Any] | None = None) -> tuple[Any, ...]:
+        """Sizes and times of the session's files (``known`` ones as they were before loading),
+        and for a running session whether its lock is still held."""
+        now = self._stats(entry)
+        sig: list[Any] = [known[p] if known and p in known else v for p, v in now.items()]
+        session = entry.session
+        if session is not None and session.status == "running" and session.sources:
+            sig.append(lock_is_held(Path(session.sources[0]).parent))
+        return tuple(sig)
+
+    def poll(self) -> None:
+        """Queue a reload of every loaded session whose files changed (called twice a second)."""
+        for e in self.entries.values():
+            if e.session is None or e.loading or e.id in self._queued:
+                continue
+            if time.monotonic() - e.last_load < min(e.load_seconds * 2, 10.0):
+                continue
+            if self._signature(e) != e.signature:
+                self.request(e, priority=PAGE)
+
+
+def _label(p: Path) -> str:
+    return p.name if p.name != "journal.jsonl" else p.parent.name
