@@ -13,7 +13,9 @@ from .common import handle_errors
 
 
 @click.command()
-@click.option("--no-open", is_flag=True, help="Do not open a browser on the run at the end.")
+@click.option(
+    "--no-open", is_flag=True, help="Do not start the viewer at the end (print how to); for scripts and CI."
+)
 @click.option(
     "--dir",
     "directory",
@@ -33,18 +35,19 @@ def demo(ctx: click.Context, no_open: bool, directory: Path | None) -> None:
         raise click.ClickException(
             f"the demo did not end as it should (status {result.status}, effects {result.effects_by_key})"
         )
-    root = ctx.find_root().command
-    if isinstance(root, click.Group) and root.get_command(ctx, "view") is not None:
-        args = [sys.executable, "-m", "walkback", "view", str(result.run_dir)] + (
-            ["--no-open"] if no_open else []
-        )
-        click.echo(f"opening the viewer: walkback view {result.run_dir}", err=True)
-        sys.exit(subprocess.call(args))
-    show = subprocess.run(
-        [sys.executable, "-m", "walkback", "show", str(result.run_dir)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run_dir, ws = str(result.run_dir), str(result.workspace)
+    show = subprocess.run(_walkback("show", run_dir), capture_output=True, text=True, check=False)
     click.echo(show.stdout.rstrip())
-    click.echo(f"run directory: {result.run_dir}  (workspace: {result.workspace})")
+    click.echo(f"run directory: {run_dir}  (workspace: {ws})")
+    root = ctx.find_root().command
+    if not isinstance(root, click.Group) or root.get_command(ctx, "view") is None:
+        return
+    if no_open:
+        click.echo(f"to replay it: walkback view {run_dir} --workspace {ws}")
+        return
+    click.echo("opening the viewer (Ctrl+C to stop)", err=True)
+    sys.exit(subprocess.call(_walkback("view", run_dir, "--workspace", ws)))
+
+
+def _walkback(*args: str) -> list[str]:
+    return [sys.executable, "-m", "walkback", *args]
