@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -63,16 +64,35 @@ def test_fan_out_runs_three_children_as_parallel_processes(tmp_path: Path, servi
     check_family(run_dir)
     pids = {int((run_dir / "agents" / c / "lock").read_text()) for c in CHILDREN}
     assert len(pids) == 3 and os.getpid() not in pids
-    spans = []
     for c in CHILDREN:
-        child = records(run_dir / "agents" / c)
-        spans.append((child[0]["ts"], child[-1]["ts"]))
-        assert [t["passed"] for t in of_type(child, "test.result")] == [True]
-    assert max(s for s, _ in spans) < min(e for _, e in spans), f"children did not overlap: {spans}"
+        assert [t["passed"] for t in of_type(records(run_dir / "agents" / c), "test.result")] == [True]
     recs = records(run_dir)
     spawn_lsns = [s["lsn"] for s in of_type(recs, "agent.spawn")]
     ckpt = of_type(recs, "checkpoint")[0]
     assert ckpt["lsn"] > max(e["lsn"] for e in of_type(recs, "agent.end")) > max(spawn_lsns)
+
+
+def test_children_really_run_at_the_same_time(tmp_path: Path) -> None:
+    """Each child waits (a barrier) until all three have started: sequential children would time out."""
+    run_dir = tmp_path / "run"
+    barrier = (
+        "import glob, sys, time\n"
+        "end = time.monotonic() + 20\n"
+        "while len(glob.glob(sys.argv[1] + '/agents/*/journal.jsonl')) < 3:\n"
+        "    if time.monotonic() > end: sys.exit(1)\n"
+        "    time.sleep(0.01)\n"
+    )
+    wait = {"tool": "run_command", "args": {"cmd": [sys.executable, "-c", barrier, str(run_dir)]}}
+    children = [{"agent": c, "task": "wait for the others", "steps": [wait]} for c in CHILDREN]
+    task = tmp_path / "task.json"
+    task.write_text(
+        json.dumps({"title": "barrier", "steps": [{"tool": "spawn", "args": {"children": children}}]})
+    )
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert start_run(task, ws, approver=approve_all, run_dir=run_dir).status == "completed"
+    for c in CHILDREN:
+        assert of_type(records(run_dir / "agents" / c), "commit")[0]["result"]["exit_code"] == 0
 
 
 def test_a_resumed_parent_adopts_its_running_children(
