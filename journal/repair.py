@@ -66,7 +66,9 @@ def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     dropped = result.file_size - result.valid_end
-    broken = path.with_name(f"{path.name}.broken-{result.last_lsn}-{int(time.time())}")
+    stamp = int(time.time())
+    while (broken := path.with_name(f"{path.name}.broken-{result.last_lsn}-{stamp}")).exists():
+        stamp += 1  # never overwrite the copy an earlier, interrupted repair kept
     shutil.copyfile(path, broken)
     fd = ops.open_append(broken)
     ops.fsync(fd)
