@@ -126,9 +126,19 @@ def _recover(
             )
             win = read_window(jpath)
         elif win.scan.torn:
+            size = win.scan.file_size - win.scan.valid_end
+            plan.notes.append(f"A torn tail of {size} bytes follows lsn {win.last_lsn}.")
+        for cut in win.unrecorded:
             plan.notes.append(
-                f"A torn tail of {win.scan.file_size - win.scan.valid_end} bytes follows lsn {win.last_lsn}."
+                f"A repair killed before its record had cut {len(cut.dropped)} bytes after lsn "
+                f"{cut.last_good_lsn} (copy kept as {cut.copy})" + ("; recorded now." if apply else ".")
             )
+        if apply and win.unrecorded:
+            with _writer(win) as writer:
+                appender = Appender(writer, win.dialect)
+                for cut in win.unrecorded:
+                    appender.record_cut(cut)
+            win = read_window(jpath)
         steps = [observe(p, ws, _images(win, run_dir, ws), plan.agent) for p in win.pending]
         plan.findings = [s.finding for s in steps]
         if apply and steps:

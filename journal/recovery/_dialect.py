@@ -14,11 +14,14 @@ own shape, so a seed journal stays a seed journal:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from journal.reader import is_seq_result
 from journal.record import ABSENT, sha256_bytes
 from journal.writer import JournalWriter
+
+if TYPE_CHECKING:
+    from ._cuts import Cut
 
 FILE_TOOLS = frozenset({"write_file", "replace_symbol", "ensure_line", "delete_file"})
 """End-state file tools: applying one twice equals applying it once, so a redo is safe."""
@@ -191,3 +194,14 @@ class Appender:
         if result is not None:
             fields["result"] = result
         return self.writer.append("fail", ref=p.lsn, **fields)
+
+    def record_cut(self, cut: Cut) -> int:
+        """The ``journal.recovered`` a repair killed before its record would have written."""
+        return self.writer.append(
+            "journal.recovered",
+            truncated_bytes=len(cut.dropped),
+            dropped_sha256=cut.dropped_sha256,
+            orphan_lines=list(cut.lines),
+            last_good_lsn=cut.last_good_lsn,
+            broken_copy=cut.copy,
+        )

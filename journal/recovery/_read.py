@@ -23,14 +23,11 @@ from journal.errors import JournalDamaged
 from journal.reader import BLOCK, Record, Scanner, ScanResult
 from journal.record import SYNC_TYPES, line_hash
 
+from ._cuts import Cut, recorded_cut, salvage, unrecorded_cuts
 from ._dialect import Pending, closed_ref, kind_of, pending_approval, pending_intent
 
 BACK_BLOCK = 1 << 16
 _CHECKPOINT = re.compile(rb'"type"\s*:\s*"checkpoint"')
-_FIELD = {
-    name: re.compile(rb'"' + name.encode() + rb'"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
-    for name in ("lsn", "seq", "type", "tool", "target", "file", "path")
-}
 
 
 @dataclass
@@ -63,6 +60,8 @@ class Window:
     spawns: list[Spawn] = field(default_factory=list)
     last_lsn: int = -1
     """Last lsn (seq) of the readable journal, torn tail excluded."""
+    unrecorded: list[Cut] = field(default_factory=list)
+    """Cuts of repairs killed before their ``journal.recovered`` record."""
 
     @property
     def next_lsn(self) -> int:
@@ -245,10 +244,12 @@ def read_window(path: Path) -> Window:
             lost = salvage(f.read(), res.last_lsn + 1, res.dialect, None)
     for rlsn, rd in fold.repairs.items():
         good = rd.get("last_good_lsn")
-        cut = salvage(
-            _cut_tail(path, rd), (good if isinstance(good, int) else rlsn - 1) + 1, res.dialect, rlsn
-        )
+        first = (good if isinstance(good, int) else rlsn - 1) + 1
+        cut = salvage(recorded_cut(path, rd), first, res.dialect, rlsn)
         lost += [p for p in cut if (rlsn, p.lsn) not in fold.answered]
+    win.unrecorded = unrecorded_cuts(path, list(fold.repairs.values()), win.start_lsn or 0)
+    for c in win.unrecorded:
+        lost += salvage(c.dropped, c.last_good_lsn + 1, res.dialect, None)
     win.pending = sorted([*fold.open.values(), *fold.asks.values(), *lost], key=lambda p: p.lsn)
     return win
 
@@ -298,54 +299,3 @@ class _Fold:
             if self.checkpoint is None:
                 self.start_lsn = lsn
             self.checkpoint = d
-
-
-def _cut_tail(path: Path, rd: dict[str, Any]) -> bytes:
-    """The bytes a repair cut off, from the ``.broken`` copy its ``journal.recovered`` names."""
-    name, cut = rd.get("broken_copy"), rd.get("truncated_bytes")
-    if not isinstance(name, str) or not isinstance(cut, int) or cut <= 0:
-        return b""
-    if "/" in name or "\\" in name or not name.startswith(path.name + ".broken-"):
-        return b""  # only ever a sibling named by the repair; never a path from the journal
-    try:
-        with open(path.parent / name, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - cut))
-            return f.read()
-    except OSError:
-        return b""
-
-
-def salvage(data: bytes, first_lsn: int, dialect: str, ref: int | None) -> list[Pending]:
-    """Intents in a torn tail: never fsynced, so never started (the write-ahead rule).
-
-    A torn line may be whole (a lost ordering) or cut mid-way; fields are read from what is there.
-    """
-    out: list[Pending] = []
-    for i, raw in enumerate(p for p in data.replace(b"\x00", b"").split(b"\n") if p.strip()):
-        rec: dict[str, Any] | None = None
-        try:
-            parsed = orjson.loads(raw)
-            rec = parsed if isinstance(parsed, dict) else None
-        except orjson.JSONDecodeError:
-            rec = _fields(raw)
-        if rec is None or kind_of(rec, dialect) != "intent":
-            continue
-        num = rec.get("seq" if dialect == "seq" else "lsn")
-        lsn = num if isinstance(num, int) else first_lsn + i
-        p = pending_intent(lsn, rec)
-        out.append(Pending(kind="lost", lsn=lsn, tool=p.tool, target=p.target, step=p.step, ref=ref))
-    return out
-
-
-def _fields(raw: bytes) -> dict[str, Any] | None:
-    """The top-level fields still readable in a partial JSON line."""
-    rec: dict[str, Any] = {}
-    for name, rx in _FIELD.items():
-        m = rx.search(raw)
-        if m:
-            try:
-                rec[name] = orjson.loads(m.group(1))
-            except orjson.JSONDecodeError:
-                continue
-    return rec or None
