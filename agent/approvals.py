@@ -25,6 +25,12 @@ from journal.errors import AgentError
 DECISIONS = ("approve", "deny")
 
 
+class ApprovalPending(AgentError):
+    """A request has no answer and nobody can give one now; the run stops, resumable (exit 3)."""
+
+    exit_code = 3
+
+
 @dataclass(frozen=True)
 class Rule:
     tool: str = "*"

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from journal import failpoints
 
 from .gitutil import git
+
+if TYPE_CHECKING:
+    from .harness import Harness
 
 INDEX_NAME = "checkpoint.index"
 
@@ -32,3 +38,25 @@ def make_checkpoint(workspace: Path, run_dir: Path, *, branch: str, parent: str 
     sha = git(workspace, "commit-tree", tree, *parents, "-m", message)
     git(workspace, "update-ref", "-m", "walkback checkpoint", f"refs/heads/{branch}", sha)
     return sha
+
+
+def take_checkpoint(h: Harness) -> None:
+    """A git commit of the workspace on ``walkback/<run>``, then a ``checkpoint`` record.
+
+    Only the top-level agent checkpoints (its safe points see every subagent finished), and only
+    in a git workspace; never twice in a row with nothing journaled between.
+    """
+    st = h.state
+    base = st.header.get("base_ref")
+    if not h.top_level or not base:
+        return
+    if st.checkpoint is not None and st.checkpoint.get("covers_lsn") == h.writer.next_lsn - 1:
+        return
+    parent = str(st.checkpoint["git"]) if st.checkpoint else str(base)
+    covers = h.writer.next_lsn
+    branch = f"walkback/{h.writer.run}"
+    message = f"walkback checkpoint: run {h.writer.run}, lsn < {covers}"
+    sha = make_checkpoint(h.workspace, h.run_dir, branch=branch, parent=parent, message=message)
+    failpoints.failpoint("checkpoint.after_git_commit")
+    h.append("checkpoint", git=sha, branch=branch, covers_lsn=covers)
+    h.emit(f"checkpoint {sha[:10]} on {branch} (covers lsn < {covers})")

@@ -21,18 +21,13 @@ from journal.fileops import OS, FileOps
 from journal.writer import JournalWriter
 
 from .actions import Action, PlanError
-from .approvals import ApprovalRequest, Approver, Decision, Policy, Rule, standing_answer
-from .checkpoints import make_checkpoint
+from .approvals import Approver, Policy
+from .checkpoints import take_checkpoint
+from .gate import ask_unanswered, gate, settle_open_intents
 from .state import RunState
 from .tools import Prepared, ToolError, apply_file, call_external, observe, prepare, run_check, run_command
 
 Progress = Callable[[str], None]
-
-
-class ApprovalPending(AgentError):
-    """An approval request has no answer and nobody can give one now; the run stops, resumable."""
-
-    exit_code = 3
 
 
 class Planner(Protocol):
@@ -111,8 +106,8 @@ class Harness:
         st = self.state
         if st.ended:
             raise AgentError(f"this run already ended ({st.ended}); nothing to resume", path=self.writer.path)
-        self._ask_unanswered()
-        self._settle_open_intents()
+        ask_unanswered(self)
+        settle_open_intents(self)
         if st.failed_step() is not None:
             return self._end("failed")
         try:
@@ -127,11 +122,11 @@ class Harness:
                 step += 1
                 every = self.options.checkpoint_every
                 if action.tool == "spawn" or (every and step % every == 0):
-                    self.checkpoint()
+                    take_checkpoint(self)
         except PlanError:
             self._end("failed")
             raise
-        self.checkpoint()
+        take_checkpoint(self)
         return self._end("completed")
 
     def _end(self, status: str) -> str:
@@ -147,7 +142,7 @@ class Harness:
         approval: int | None = None
         rule = self.policy.rule_for(action.tool, action.target)
         if rule is not None:
-            approval, decision = self._gate(step, action, rule)
+            approval, decision = gate(self, step, action, rule)
             if decision.decision == "deny":
                 self.emit(
                     f"step {step} {action.tool} {action.target}: denied by {decision.approver}, skipped"
@@ -160,7 +155,7 @@ class Harness:
             self.reject(step, action.to_json(), e.message)
             return False
         lsn = self._intent(step, prep, approval)
-        return self._apply_verify_commit(lsn, prep, key=f"{self.writer.run}:{lsn}")
+        return self.perform(lsn, prep, key=f"{self.writer.run}:{lsn}")
 
     def _intent(self, step: int, prep: Prepared, approval: int | None) -> int:
         a = prep.action
@@ -186,7 +181,7 @@ class Harness:
             fields["approval"] = approval
         return self.append("intent", **fields)
 
-    def _apply_verify_commit(self, lsn: int, prep: Prepared, *, key: str, recovered: bool = False) -> bool:
+    def perform(self, lsn: int, prep: Prepared, *, key: str, recovered: bool = False) -> bool:
         """Perform the intent ``lsn``, verify it, and append its commit (or fail)."""
         a = prep.action
         result: dict[str, Any] | None = None
@@ -238,135 +233,6 @@ class Harness:
 
     def _test_result(self, cmd: str, exit_code: int, tail: str) -> None:
         self.append("test.result", cmd=cmd, exit_code=exit_code, passed=exit_code == 0, output_tail=tail)
-
-    # -- approvals ----------------------------------------------------------------------------
-    def _gate(self, step: int, action: Action, rule: Rule) -> tuple[int, Decision]:
-        """The journaled request for this step (reused on resume) and its journaled decision."""
-        lsn = self.state.gate_request(step)
-        if lsn is None:
-            lsn = self.append(
-                "approval.request",
-                tool=action.tool,
-                target=action.target,
-                action={"tool": action.tool, "args": action.args},
-                reason=rule.reason
-                or f"policy ({rule.source}) requires approval for {rule.tool} {rule.target}",
-                step=step,
-            )
-            failpoints.failpoint("approval.after_request")
-        return lsn, self._decide(lsn, standing_answer(rule))
-
-    def _decide(self, lsn: int, standing: Decision | None = None) -> Decision:
-        """The decision journaled for request ``lsn``, asking for one if there is none yet."""
-        rec = self.state.decisions.get(lsn)
-        if rec is not None:
-            return Decision(str(rec["decision"]), str(rec.get("approver", "")), str(rec.get("reason", "")))
-        r = self.state.requests[lsn]
-        req = ApprovalRequest(
-            lsn, int(r["step"]), r["tool"], r["target"], r["action"], r["reason"], self.writer.agent
-        )
-        decision = standing or self.approver(req)
-        if decision is None:
-            self.emit(f"approval lsn {lsn} ({r['tool']} {r['target']}) is waiting for an answer")
-            raise ApprovalPending(
-                f"approval request lsn {lsn} ({r['tool']} {r['target']}) has no answer; resume the run to "
-                "be asked again (or pass --approve-all/--deny-all/--policy)",
-                path=self.writer.path,
-            )
-        self.append(
-            "approval.decision",
-            ref=lsn,
-            decision=decision.decision,
-            approver=decision.approver,
-            reason=decision.reason,
-        )
-        self.emit(f"approval lsn {lsn}: {decision.decision} ({decision.approver})")
-        return decision
-
-    def _ask_unanswered(self) -> None:
-        """Ask again every request a crash left without an answer; never infer one."""
-        for lsn in self.state.unanswered():
-            r = self.state.requests[lsn]
-            rule = self.policy.rule_for(str(r["tool"]), str(r["target"])) if "ref" not in r else None
-            self.emit(f"asking again: approval lsn {lsn} ({r['tool']} {r['target']}) was never answered")
-            self._decide(lsn, standing_answer(rule) if rule else None)
-
-    def _settle_open_intents(self) -> None:
-        """What recovery left for a human: effects that may or may not have happened.
-
-        A keyed external call approved for re-issue is sent again with its original key and
-        committed in place; a command approved for a re-run is closed with ``fail`` (in_doubt) and
-        its step runs again; a denied one is closed the same way and its step is skipped.
-        """
-        for lsn in self.state.open_intents():
-            intent = self.state.intents[lsn]
-            if intent.get("effect") == "fs":
-                raise AgentError(
-                    f"lsn {lsn} ({intent.get('tool')} {intent.get('target')}) is still unfinished after "
-                    "recovery; run `walkback recover --apply` and resolve what it reports",
-                    path=self.writer.path,
-                )
-            req = next((q for q, r in self.state.requests.items() if r.get("ref") == lsn), None)
-            if req is None:
-                req = self.append(
-                    "approval.request",
-                    ref=lsn,
-                    tool=intent["tool"],
-                    target=intent["target"],
-                    action={"tool": intent["tool"], "args": intent["args"]},
-                    reason=f"in doubt after a crash: lsn {lsn} may or may not have taken effect; approve to "
-                    + (
-                        "re-issue it with its idempotency key"
-                        if intent.get("idempotency_key")
-                        else "run it again"
-                    ),
-                    step=intent["step"],
-                )
-            decision = self._decide(req)
-            action = Action(
-                intent["tool"],
-                intent["args"],
-                check=intent.get("check"),
-                idempotent=bool(intent.get("idempotent")),
-            )
-            if decision.decision == "approve" and intent.get("idempotency_key"):
-                prep = Prepared(action, None, None, None, None, None)
-                self._apply_verify_commit(lsn, prep, key=str(intent["idempotency_key"]), recovered=True)
-                continue
-            self.append(
-                "fail",
-                ref=lsn,
-                error=f"in doubt after a crash; {decision.decision} by {decision.approver}",
-                in_doubt=True,
-                retry=decision.decision == "approve",
-            )
-
-    # -- checkpoints --------------------------------------------------------------------------
-    def checkpoint(self) -> None:
-        """A git commit of the workspace on ``walkback/<run>``, then a ``checkpoint`` record.
-
-        Only the top-level agent checkpoints (its safe points see every subagent finished), and
-        only in a git workspace; never twice in a row with nothing journaled between.
-        """
-        st = self.state
-        base = st.header.get("base_ref")
-        if not self.top_level or not base:
-            return
-        if st.checkpoint is not None and st.checkpoint.get("covers_lsn") == self.writer.next_lsn - 1:
-            return
-        parent = str(st.checkpoint["git"]) if st.checkpoint else str(base)
-        covers = self.writer.next_lsn
-        branch = f"walkback/{self.writer.run}"
-        sha = make_checkpoint(
-            self.workspace,
-            self.run_dir,
-            branch=branch,
-            parent=parent,
-            message=f"walkback checkpoint: run {self.writer.run}, lsn < {covers}",
-        )
-        failpoints.failpoint("checkpoint.after_git_commit")
-        self.append("checkpoint", git=sha, branch=branch, covers_lsn=covers)
-        self.emit(f"checkpoint {sha[:10]} on {branch} (covers lsn < {covers})")
 
 
 def a_step(h: Harness, lsn: int) -> int:

@@ -168,8 +168,10 @@ def recover_first(run_dir: Path, workspace: Path, on_event: Progress | None) -> 
     """Run recovery (apply) on a run directory that nobody is writing."""
     try:
         from journal.recovery import recover
-    except ImportError:
-        raise AgentError("journal.recovery is not available; cannot resume safely", path=run_dir) from None
+    except ImportError as e:
+        raise AgentError(
+            f"journal.recovery cannot be imported ({e}); cannot resume safely", path=run_dir
+        ) from None
     if lock_is_held(run_dir):
         raise AgentError("this run is still running (its lock is held)", path=run_dir)
     plan = recover(run_dir, workspace=workspace, apply=True)

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 from agenthelp import ROOT, of_type, records, scratch, walkback
 
-from agent.approvals import ApprovalRequest, Policy, approve_all, deny_all
+from agent.approvals import ApprovalPending, ApprovalRequest, Policy, approve_all, deny_all
 from agent.demo_service import DemoService
-from agent.harness import ApprovalPending
 from agent.runs import resume_run, start_run
 from journal.errors import AgentError
 
