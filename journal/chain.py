@@ -26,7 +26,7 @@ import orjson
 
 from .errors import UnusableJournal
 from .record import FORMAT_VERSION, H_MARK, ZERO_HASH, line_hash
-from .scanresult import Damage, Record, ScanResult, as_lsn, brief, is_seq_result, parse_line
+from .scanresult import Damage, Record, ScanResult, as_lsn, brief, is_seq_result, parse_line, partial_reason
 
 Blocks = Iterable[tuple[list[bytes], bool]]
 """Lists of lines without their ``\\n``; the flag is False only for a final line with no newline."""
@@ -148,7 +148,7 @@ class V1Chain:
         stored, computed = line_hash(line)
         hashes = (stored, computed)
         if not nl:
-            return None, Damage(line_no, offset, "partial last line (no newline)"), hashes
+            return None, Damage(line_no, offset, partial_reason(line)), hashes
         rec, why = parse_line(line)
         if rec is None:
             return None, Damage(line_no, offset, why), hashes
@@ -231,7 +231,7 @@ class SeedChain:
         rec: dict[str, Any] | None = None
         num: int | None = None
         if not nl:
-            why = "partial last line (no newline)"
+            why = partial_reason(line)
         else:
             rec, why = parse_line(line)
             if rec is not None:

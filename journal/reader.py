@@ -101,9 +101,15 @@ class Scanner:
                 if not line.strip():
                     offset += size
                     continue
+                if first_why is None and line.lstrip()[:1] == b"[":
+                    raise UnusableJournal(
+                        "not a walkback journal: a JSON array, not JSON lines (one object per line)",
+                        path=path,
+                        line=line_no,
+                    )
                 held.append((offset, line_no, raw, nl))
                 offset += size
-                dialect, why = self._recognise(line, nl, line_no, first=first_why is None)
+                dialect, why = self._recognise(line, nl, line_no)
                 if dialect:
                     self.result.dialect = dialect
                     chain = V1Chain(self.result) if dialect == "v1" else SeedChain(self.result)
@@ -120,9 +126,7 @@ class Scanner:
             raise UnusableJournal("empty journal (no records)", path=path, line=1)
         raise UnusableJournal(f"not a walkback journal: {first_why[1]}", path=path, line=first_why[0])
 
-    def _recognise(self, line: bytes, nl: bool, line_no: int, *, first: bool) -> tuple[str | None, str]:
-        if first and line.lstrip()[:1] == b"[":
-            return None, "a JSON array, not JSON lines (one object per line)"
+    def _recognise(self, line: bytes, nl: bool, line_no: int) -> tuple[str | None, str]:
         rec, why = parse_line(line)
         if rec is None:
             return None, why

@@ -114,10 +114,18 @@ def brief(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+NUL_REASON = "NUL bytes (space reserved but never written)"
+
+
+def partial_reason(line: bytes) -> str:
+    """Why a last line without its newline is not a record."""
+    return NUL_REASON if line[:1] == b"\x00" and not line.strip(b"\x00") else "partial last line (no newline)"
+
+
 def parse_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
     """Parse one line as a JSON object; on failure return ``(None, why)`` in a few words."""
-    if line[:1] == b"\x00":
-        return None, "NUL bytes (space reserved but never written)"
+    if line[:1] == b"\x00" and not line.strip(b"\x00"):
+        return None, NUL_REASON
     try:
         rec = orjson.loads(line)
     except orjson.JSONDecodeError as e:
