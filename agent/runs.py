@@ -9,6 +9,7 @@ unfinished intents), then lets the harness ask again what was never answered and
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,6 +242,21 @@ def _planner_for(header: dict[str, Any], api_key: str | None) -> Planner:
     return ScriptedPlanner(None)
 
 
+def discard_headerless(jpath: Path, ops: FileOps) -> None:
+    """A journal killed before its header line was complete never started: nothing to recover.
+
+    An empty file is removed; a partial header is kept aside as ``journal.jsonl.broken-header-<t>``.
+    """
+    data = jpath.read_bytes()
+    if b"\n" in data:
+        return
+    if data:
+        ops.replace(jpath, jpath.with_name(f"{jpath.name}.broken-header-{int(time.time())}"))
+    else:
+        ops.unlink(jpath)
+    ops.fsync_dir(jpath.parent)
+
+
 def run_child(child_dir: Path, *, ops: FileOps = OS, on_event: Progress | None = None) -> RunResult:
     """Run (or resume) a subagent from its ``child.json``; the process its parent starts runs this."""
     child_dir = Path(child_dir).resolve()
@@ -250,14 +266,15 @@ def run_child(child_dir: Path, *, ops: FileOps = OS, on_event: Progress | None =
         raise AgentError(f"cannot read the subagent spec: {e}", path=child_dir / SPEC_NAME) from None
     arm_failpoints(str(spec["agent"]))
     ws = Path(spec["workspace"])
-    recovery = None
-    if (child_dir / JOURNAL_NAME).exists():
-        recovery = recover_first(child_dir, ws, on_event)
+    jpath = child_dir / JOURNAL_NAME
+    if jpath.exists():
+        with RunLock(child_dir):
+            discard_headerless(jpath, ops)
+    recovery = recover_first(child_dir, ws, on_event) if jpath.exists() else None
     options = RunOptions(**spec.get("options") or {})
     policy = Policy.from_json(spec.get("policy") or [], source="parent")
     approver = APPROVERS[options.approvals or "none"]
     with RunLock(child_dir):
-        jpath = child_dir / JOURNAL_NAME
         if jpath.exists():
             writer = JournalWriter.open(jpath, ops=ops)
         else:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from journal import failpoints
-from journal.errors import AgentError
+from journal.errors import AgentError, WalkbackError
 from journal.fileops import atomic_write
 from journal.runlock import lock_is_held
 from journal.writer import JOURNAL_NAME
@@ -63,7 +63,7 @@ def child_outcome(child_dir: Path) -> str | None:
         return None
     try:
         return RunState.load(child_dir / JOURNAL_NAME).ended
-    except AgentError:
+    except WalkbackError:  # damaged or headerless: the child did not end cleanly
         return None
 
 

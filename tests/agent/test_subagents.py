@@ -150,6 +150,34 @@ def test_a_crashed_child_is_resumed_by_its_live_parent(tmp_path: Path, service: 
     assert [c.get("recovered", False) for c in of_type(billing, "commit")][0] is True
 
 
+@pytest.mark.parametrize("failpoint", ["write.run.start.before", "write.run.start.mid"])
+def test_a_child_killed_before_its_header_starts_afresh(
+    tmp_path: Path, service: DemoService, failpoint: str
+) -> None:
+    ws = scratch("multi_agent", tmp_path / "ws")
+    run_dir = tmp_path / "run"
+    env = {"WALKBACK_FAILPOINT": failpoint, "WALKBACK_FAILPOINT_AGENT": "billing"}
+    p = walkback(
+        "agent",
+        "run",
+        "multi_agent",
+        "--workspace",
+        str(ws),
+        "--run-dir",
+        str(run_dir),
+        "--approve-all",
+        "--service",
+        service.url,
+        env=env,
+    )
+    assert p.returncode == 0, p.stderr
+    check_family(run_dir)
+    kept = list((run_dir / "agents" / "billing").glob("journal.jsonl.broken-header-*"))
+    assert len(kept) == (1 if failpoint.endswith("mid") else 0)
+    if kept:
+        assert kept[0].read_bytes().startswith(b'{"v":1,"lsn":0,') and b"\n" not in kept[0].read_bytes()
+
+
 def test_the_whole_process_group_killed_mid_task_recovers_to_the_clean_result(
     tmp_path: Path, service: DemoService, clean_tree: dict[str, bytes]
 ) -> None:
