@@ -13,12 +13,16 @@ from pathlib import Path
 from types import ModuleType
 
 from journal.errors import UnknownFormat, UnusableJournal
+from journal.reader import BOM
+from journal.scanresult import parse_line
 from timeline.model import Session
 
 from . import walkback_journal
 
 IMPORTERS: dict[str, ModuleType] = {walkback_journal.NAME: walkback_journal}
 SNIFF_BYTES = 4096
+MAX_DESCRIBED_LINE = 1 << 24
+"""An unrecognised file's first line is parsed up to this many bytes to say what is wrong with it."""
 _plugins_loaded = False
 
 
@@ -54,23 +58,26 @@ def detect(path: str | Path) -> ModuleType:
     for module in IMPORTERS.values():
         if module.handles_bytes(head):
             return module
-    raise UnknownFormat(f"not a walkback journal or a known agent log ({_describe(head)})", path=path, line=1)
+    line, why = _describe(path, head)
+    raise UnknownFormat(f"not a walkback journal or a known agent log: {why}", path=path, line=line)
 
 
-def _describe(head: bytes) -> str:
-    h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if b"\x00" in head[:512]:
-        return "binary data"
-    if h[:1] == b"[":
-        return "a JSON array, not JSON lines"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:
-            return "not UTF-8 text"
-    if h[:1] != b"{":
-        return "first line is not a JSON object"
-    return "unrecognised JSON records"
+def _describe(path: Path, head: bytes) -> tuple[int, str]:
+    """The first non-blank line's number and what it is, in the reader's own words."""
+    if b"\x00" in head[:512] and head[:512].strip(b"\x00"):
+        return 1, "binary data"
+    with open(path, "rb") as f:
+        for n, raw in enumerate(iter(lambda: f.readline(MAX_DESCRIBED_LINE), b""), 1):
+            line = raw.rstrip(b"\r\n")
+            if n == 1:
+                line = line.removeprefix(BOM)
+            if not line.strip():
+                continue
+            if line.lstrip()[:1] == b"[":
+                return n, "a JSON array, not JSON lines"
+            rec, why = parse_line(line)
+            return n, why or "a JSON object of no known format"
+    return 1, "no records"
 
 
 def load(path: str | Path, *, progress: object = None) -> Session:

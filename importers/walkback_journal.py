@@ -197,7 +197,9 @@ def _load_one(
             if request >= 0:
                 session.gated[request] = i
         elif typ == "agent.spawn" and isinstance(d.get("child_dir"), str):
-            children.append((_child_path(jpath, d["child_dir"]), i))
+            child = _child_path(jpath, d["child_dir"])
+            if child is not None:
+                children.append((child, i))
         elif typ == "agent.end" and isinstance(d.get("child_agent"), str):
             outcomes[d["child_agent"]] = status
         elif typ in ("run.end", "cancel"):
@@ -322,12 +324,14 @@ def _finding(session: Session, d: dict[str, Any]) -> None:
         session.brief = d["brief"]
 
 
-def _child_path(parent_journal: Path, child_dir: str) -> Path:
-    """Resolve a spawn's ``child_dir`` and refuse anything that escapes the parent's run dir."""
+def _child_path(parent_journal: Path, child_dir: str) -> Path | None:
+    """The journal a spawn's ``child_dir`` names, or None if it escapes the parent's run dir."""
+    if "\x00" in child_dir:
+        return None
     base = parent_journal.parent.resolve()
     p = (base / child_dir).resolve()
     if base not in p.parents:
-        return base / "__outside__" / JOURNAL_NAME  # never read; the spawn stays visible
+        return None  # never followed; the spawn itself stays visible
     return p / JOURNAL_NAME
 
 

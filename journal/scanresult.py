@@ -130,6 +130,11 @@ def parse_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
         rec = orjson.loads(line)
     except orjson.JSONDecodeError as e:
         msg = str(e)
+        if "UTF-8" in msg:
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as u:
+                return None, f"not UTF-8 text (byte 0x{line[u.start]:02x} at byte {u.start})"
         head, _, where = msg.partition(": line ")
         pos = where.rpartition("(char ")[2].rstrip(")")
         at = f" at byte {pos}" if pos.isdigit() else ""

@@ -218,11 +218,11 @@ def test_subagent_journals_are_read_into_one_session(tmp_path: Path) -> None:
     assert s.status == "completed" and len(s.sources) == 2
 
 
-def test_a_spawn_pointing_outside_the_run_directory_is_not_followed(tmp_path: Path) -> None:
-    outside = tmp_path / "elsewhere"
-    write_run(outside, steps=1)
+@pytest.mark.parametrize("child_dir", ["../elsewhere", "/etc", "", ".", "a\x00b", "agents/../../elsewhere"])
+def test_a_spawn_pointing_outside_the_run_directory_is_not_followed(tmp_path: Path, child_dir: str) -> None:
+    write_run(tmp_path / "elsewhere", steps=1)
     w = JournalWriter.create(tmp_path / "run", task="t")
-    w.append("agent.spawn", child_run="x", child_agent="evil", child_dir="../elsewhere", task="t")
+    w.append("agent.spawn", child_run="x", child_agent="evil", child_dir=child_dir, task="t")
     w.close()
     s = load(tmp_path / "run")
     assert list(s.agents) == ["main"] and len(s.sources) == 1

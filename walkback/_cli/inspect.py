@@ -46,7 +46,10 @@ def summary(session: Any) -> dict[str, Any]:
 @json_option
 @handle_errors
 def show(path: Path, as_json: bool) -> None:
-    """Summarise a journal or log: format, agents, events, status, integrity, pending intents."""
+    """Summarise a journal or log: format, agents, events, status, integrity, pending intents.
+
+    Damage is reported, not fatal (exit 0); input that is not a readable journal or log exits 2.
+    """
     from importers import load
 
     session = load(path, progress=progress_printer("reading"))
@@ -66,13 +69,18 @@ def show(path: Path, as_json: bool) -> None:
         f"  agents      {agents}",
         f"  status      {status}",
         f"  events      {data['events']}  ({kinds})",
-        f"  integrity   {session.integrity.badge}",
+        f"  integrity   {session.integrity.badge}{_first_damage(session.integrity)}",
         f"  committed   through lsn {data['last_committed_lsn']}",
     ]
     if data["pending"]:
         lines.append(f"  pending     {len(data['pending'])} intent(s) without a commit:")
         lines += [f"    lsn {p['lsn']}  {p['tool']}  {p['target']}  ({p['agent']})" for p in data["pending"]]
     click.echo("\n".join(safe(line) for line in lines))
+
+
+def _first_damage(integ: Any) -> str:
+    bad = integ.corrupt[:1] or integ.skipped[:1]
+    return f" (line {bad[0]['line']}: {bad[0]['reason']})" if bad else ""
 
 
 @click.command()
@@ -169,7 +177,10 @@ def _repair(path: Path, as_json: bool) -> None:
               help="Run directory (or .jsonl file) to write.")
 @handle_errors
 def import_(path: Path, out: Path) -> None:
-    """Convert any supported journal or agent log into a hash-chained v1 journal."""
+    """Convert any supported journal or agent log into a hash-chained v1 journal.
+
+    The header names the source format, path and sha256. Unreadable input exits 2.
+    """
     from importers import load, write_journal
 
     session = load(path, progress=progress_printer("reading"))
