@@ -24,7 +24,7 @@ from ._dialect import Pending, kind_of, pending_intent
 
 _FIELD = {
     name: re.compile(rb'"' + name.encode() + rb'"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
-    for name in ("lsn", "seq", "type", "tool", "target", "file", "path")
+    for name in ("lsn", "seq", "type", "tool", "target", "file", "path", "step")
 }
 PROBE = 4096
 """Bytes before a cut compared between a copy and the journal to tell the copy is this journal's."""
