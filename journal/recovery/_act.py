@@ -40,8 +40,10 @@ class Actor:
     def run(self, step: Step) -> None:
         """Journal the decision about ``step`` unless it is already the last one, then act."""
         p, f = step.pending, step.finding
-        key = (p.ref, p.lsn) if p.kind == "lost" else (p.lsn, None)
-        assert key[0] is not None
+        key: tuple[int, int | None] = (p.lsn, None)
+        if p.kind == "lost":
+            assert p.ref is not None
+            key = (p.ref, p.lsn)
         if self.decisions.get(key) != (f.finding, f.action):
             failpoints.failpoint("recovery.before_decision")
             self.out.decision(p, f.finding, f.action, f.detail)

@@ -37,15 +37,19 @@ def observe(p: Pending, workspace: Path | None, images: Images | None, agent: st
                 obs = Observation(h=cur.hash)
             elif cur.hash == p.pre:
                 step.post = images.post(p, cur)
-                obs = Observation(h=cur.hash, post_source=step.post and step.post.source)
+                obs = Observation(h=cur.hash, post_source=_source(step.post))
             else:
                 step.pre = images.find(p.pre, p.target)
                 step.post = images.post(p, step.pre)
                 obs = Observation(
                     h=cur.hash,
-                    pre_source=step.pre and step.pre.source,
-                    post_source=step.post and step.post.source,
+                    pre_source=_source(step.pre),
+                    post_source=_source(step.post),
                 )
     d = classify(p, obs)
     step.finding.finding, step.finding.action, step.finding.detail = d.finding, d.action, d.detail
     return step
+
+
+def _source(img: Image | None) -> str | None:
+    return img.source if img is not None else None

@@ -140,9 +140,10 @@ def find_checkpoint(path: Path) -> tuple[int, dict[str, Any]] | None:
     for off, line in back:
         if not _CHECKPOINT.search(line):
             continue
-        cur = checkpoint = _verified(line)
-        if cur is None or cur.get("type") != "checkpoint":
+        checkpoint = _verified(line)
+        if checkpoint is None or checkpoint.get("type") != "checkpoint":
             continue
+        cur = checkpoint
         for _, pline in back:
             prev = _verified(pline)
             if prev is None or not _links(prev, cur):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from recovery_helpers import Run, hold_lock
 
+from agent.demo_service import DemoService
 from journal import RecoveryError, scan
 from journal.recovery import analyze, recover
 from journal.runlock import RunLock
@@ -37,7 +38,7 @@ def snapshot(run: Run) -> dict[str, bytes]:
     return {"journal": run.journal.read_bytes(), **files}
 
 
-def test_apply_twice_changes_nothing_the_second_time(run: Run, service) -> None:  # type: ignore[no-untyped-def]
+def test_apply_twice_changes_nothing_the_second_time(run: Run, service: DemoService) -> None:
     mixed(run, service.url)
     first = recover(run.dir, apply=True)
     assert [(f.finding, f.action, f.done) for f in first.findings] == [
@@ -60,7 +61,7 @@ def test_apply_twice_changes_nothing_the_second_time(run: Run, service) -> None:
     assert second.next_lsn == first.next_lsn and second.committed_through == 4
 
 
-def test_analyze_changes_nothing(run: Run, service) -> None:  # type: ignore[no-untyped-def]
+def test_analyze_changes_nothing(run: Run, service: DemoService) -> None:
     mixed(run, service.url)
     before = snapshot(run)
     analyze(run.dir)

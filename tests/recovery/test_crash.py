@@ -19,6 +19,7 @@ import orjson
 import pytest
 from recovery_helpers import Run, h, make_repo
 
+from agent.demo_service import DemoService
 from journal import JournalWriter, scan
 from journal.recovery import recover
 
@@ -103,8 +104,6 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def golden(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from agent.demo_service import DemoService
-
     root = tmp_path_factory.mktemp("golden")
     svc = DemoService(root / "svc")
     svc.start()
@@ -130,9 +129,9 @@ def recover_in_subprocess(run: Run, failpoint: str) -> subprocess.CompletedProce
 @pytest.mark.parametrize("failpoint", CASES)
 def test_killed_during_recovery_a_rerun_finishes_the_job(
     tmp_path: Path,
-    service,
+    service: DemoService,
     golden: dict[str, Any],
-    failpoint: str,  # type: ignore[no-untyped-def]
+    failpoint: str,
 ) -> None:
     run = crashed_run(tmp_path, service.url)
     p = recover_in_subprocess(run, failpoint)

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 from recovery_helpers import Run, h
 
+from agent.demo_service import DemoService
 from journal import scan, sha256_file
-from journal.recovery import analyze, recover
+from journal.recovery import Finding, RecoveryPlan, analyze, recover
 
 NEW = b"def fetchUser(i):\n    return i\n\nx = fetchUser(1)\n"
 
 
-def only(plan):  # type: ignore[no-untyped-def]
+def only(plan: RecoveryPlan) -> Finding:
     assert len(plan.findings) == 1, plan.findings
     return plan.findings[0]
 
 
-def closing(run: Run, lsn: int) -> list[dict]:  # type: ignore[type-arg]
+def closing(run: Run, lsn: int) -> list[dict[str, Any]]:
     return [r for r in run.records() if r["type"] in ("commit", "fail") and r.get("ref") == lsn]
 
 
@@ -174,7 +176,7 @@ def test_a_target_outside_the_workspace_is_never_touched(run: Run, tmp_path: Pat
     assert outside.read_bytes() == b"mine\n"
 
 
-def test_keyed_external_call_is_reissued_with_the_same_key(run: Run, service) -> None:  # type: ignore[no-untyped-def]
+def test_keyed_external_call_is_reissued_with_the_same_key(run: Run, service: DemoService) -> None:
     lsn = run.external(service.url + "/releases", {"version": "1.1"})
     key = f"r1:{lsn}"
     f = only(analyze(run.dir))
@@ -188,7 +190,7 @@ def test_keyed_external_call_is_reissued_with_the_same_key(run: Run, service) ->
     assert "committed" in plan.findings[0].outcome
 
 
-def test_reissue_after_the_service_already_acted_does_not_act_twice(run: Run, service) -> None:  # type: ignore[no-untyped-def]
+def test_reissue_after_the_service_already_acted_does_not_act_twice(run: Run, service: DemoService) -> None:
     lsn = run.external(service.url + "/releases", {"version": "1.1"})
     service.handle("POST", "/releases", f"r1:{lsn}", b'{"version":"1.1"}')  # the crash came after the call
     recover(run.dir, apply=True)
@@ -197,7 +199,7 @@ def test_reissue_after_the_service_already_acted_does_not_act_twice(run: Run, se
     assert c["result"]["replayed"] is True
 
 
-def test_reissue_to_an_unreachable_service_stays_in_doubt(run: Run, service) -> None:  # type: ignore[no-untyped-def]
+def test_reissue_to_an_unreachable_service_stays_in_doubt(run: Run, service: DemoService) -> None:
     url = service.url
     service.stop()
     lsn = run.external(url + "/releases", {"v": 1})

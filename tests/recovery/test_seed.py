@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 from recovery_helpers import h
 
+from agent.demo_service import DemoService
 from journal import scan
 from journal.recovery import analyze, recover
 
@@ -16,15 +18,15 @@ B_OLD = b"import { getUserById } from './users';\nconst getUserByIdx = 2;\n"
 B_NEW = b"import { fetchUser } from './users';\nconst getUserByIdx = 2;\n"
 
 
-def write_lines(path: Path, records: list[dict]) -> None:  # type: ignore[type-arg]
+def write_lines(path: Path, records: list[dict[str, Any]]) -> None:
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
 
 
-def read_lines(path: Path) -> list[dict]:  # type: ignore[type-arg]
+def read_lines(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
 
 
-def rename(lsn: int, file: str, old: bytes, new: bytes) -> dict:  # type: ignore[type-arg]
+def rename(lsn: int, file: str, old: bytes, new: bytes) -> dict[str, Any]:
     return {
         "lsn": lsn,
         "type": "intent",
@@ -126,7 +128,7 @@ def seq_journal(tmp_path: Path, url: str) -> tuple[Path, Path]:
     return j, ws
 
 
-def test_seq_dialect_findings_use_the_seq(tmp_path: Path, service) -> None:  # type: ignore[no-untyped-def]
+def test_seq_dialect_findings_use_the_seq(tmp_path: Path, service: DemoService) -> None:
     j, ws = seq_journal(tmp_path, service.url)
     plan = analyze(j, workspace=ws)
     assert [(f.lsn, f.finding, f.action) for f in plan.findings] == [
@@ -139,7 +141,7 @@ def test_seq_dialect_findings_use_the_seq(tmp_path: Path, service) -> None:  # t
     assert plan.to_json()["findings"][0]["lsn"] == 2
 
 
-def test_seq_dialect_is_appended_to_in_its_own_shape(tmp_path: Path, service) -> None:  # type: ignore[no-untyped-def]
+def test_seq_dialect_is_appended_to_in_its_own_shape(tmp_path: Path, service: DemoService) -> None:
     j, ws = seq_journal(tmp_path, service.url)
     plan = recover(j, workspace=ws, apply=True)
     assert service.effects_by_key() == {"t1:2": 1}
