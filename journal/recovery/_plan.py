@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-FindingWord = Literal["applied", "not_applied", "torn", "in_doubt", "unanswered_approval", "never_started"]
-ActionWord = Literal["commit", "redo", "restore_redo", "reissue", "ask_human", "ask_again", "none"]
+from typing import Any
 
 FINDINGS: tuple[str, ...] = (
     "applied",
@@ -90,13 +87,6 @@ class RecoveryPlan:
         for c in self.children:
             out += c.all_findings()
         return out
-
-    def needs_human(self) -> bool:
-        """True when something is left that recovery may not decide alone."""
-        return any(
-            f.action in ("ask_human", "ask_again") or (f.action == "reissue" and not f.done)
-            for f in self.all_findings()
-        )
 
     def to_json(self) -> dict[str, Any]:
         """``{"findings": [...], "committed_through", "next_lsn", "brief"}`` exactly.

@@ -208,7 +208,6 @@ def test_reissue_to_an_unreachable_service_stays_in_doubt(run: Run, service: Dem
     assert (f.finding, f.action, f.done) == ("in_doubt", "reissue", False)
     assert "still in doubt" in f.outcome
     assert closing(run, lsn) == []
-    assert plan.needs_human()
 
 
 def test_unkeyed_external_call_and_command_are_in_doubt(run: Run) -> None:
