@@ -16,6 +16,7 @@ from pathlib import Path
 
 from journal import failpoints
 from journal.errors import RecoveryError
+from journal.fileops import OS, FileOps
 from journal.record import sha256_file
 
 from . import _effects
@@ -31,10 +32,13 @@ class Actor:
         appender: Appender,
         workspace: Path | None,
         decisions: dict[tuple[int, int | None], tuple[str, str]],
+        *,
+        ops: FileOps = OS,
     ) -> None:
         self.out = appender
         self.workspace = workspace
         self.decisions = decisions
+        self.ops = ops
         self.unit = "seq" if appender.dialect == "seq" else "lsn"
 
     def run(self, step: Step) -> None:
@@ -61,7 +65,7 @@ class Actor:
             self._rerun(step)
             return
         assert step.path is not None and step.post is not None
-        _effects.put_image(step.path, step.post)
+        _effects.put_image(step.path, step.post, ops=self.ops)
         failpoints.failpoint("recovery.after_apply")
         self._close_file(step, f"redone from {step.post.source}")
 
@@ -69,10 +73,10 @@ class Actor:
         assert step.path is not None and step.post is not None
         restored = "no pre image"
         if step.pre is not None:
-            _effects.put_image(step.path, step.pre)
+            _effects.put_image(step.path, step.pre, ops=self.ops)
             restored = f"restored from {step.pre.source}"
             failpoints.failpoint("recovery.after_restore")
-        _effects.put_image(step.path, step.post)
+        _effects.put_image(step.path, step.post, ops=self.ops)
         failpoints.failpoint("recovery.after_apply")
         self._close_file(step, f"{restored}, redone from {step.post.source}")
 
@@ -126,7 +130,7 @@ class Actor:
         """Verify the post hash (and the intent's check), then commit; a failed check fails it."""
         assert step.path is not None and self.workspace is not None
         p = step.pending
-        _effects.drop_stale_temp(step.path)
+        _effects.drop_stale_temp(step.path, ops=self.ops)
         h = sha256_file(step.path)
         if h != p.post:
             raise RecoveryError(

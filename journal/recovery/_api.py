@@ -9,7 +9,7 @@ from pathlib import Path
 
 from journal.blobs import BlobStore
 from journal.errors import RecoveryError, UnusableJournal
-from journal.fileops import OS
+from journal.fileops import OS, FileOps
 from journal.record import ZERO_HASH
 from journal.repair import repair
 from journal.runlock import LOCK_NAME, RunLock, lock_is_held
@@ -34,12 +34,20 @@ def analyze(path: str | Path, *, workspace: Path | None = None) -> RecoveryPlan:
     return recover(path, workspace=workspace, apply=False)
 
 
-def recover(path: str | Path, *, workspace: Path | None = None, apply: bool = False) -> RecoveryPlan:
+def recover(
+    path: str | Path, *, workspace: Path | None = None, apply: bool = False, ops: FileOps = OS
+) -> RecoveryPlan:
     """Analyze, and with ``apply`` repair a torn tail, journal each decision, then act on it.
 
     Acting restores and redoes end-state file intents from their images and commits them when the
     post hash verifies, reissues keyed external calls with the same key, and leaves everything in
     doubt to a human. Running it again changes nothing; killed half-way, a rerun finishes the job.
+
+    Args:
+        path: a run directory or a journal file.
+        workspace: the working tree the journal edits; defaults to the header's ``workspace``.
+        apply: act (otherwise only analyze).
+        ops: the file operations for every durable write (the power-loss tests record them).
 
     Raises:
         UnusableJournal: ``path`` is not a journal.
@@ -49,7 +57,8 @@ def recover(path: str | Path, *, workspace: Path | None = None, apply: bool = Fa
     jpath = journal_path(Path(path))
     if not jpath.is_file():
         raise UnusableJournal("no such journal (expected a run directory or a journal file)", path=jpath)
-    return _recover(jpath, Path(workspace) if workspace is not None else None, None, apply=apply, top=True)
+    explicit = Path(workspace) if workspace is not None else None
+    return _Recovery(apply, ops).run(jpath, explicit, None, top=True)
 
 
 def _lock_holder(run_dir: Path) -> int | None:
@@ -63,17 +72,8 @@ def _lock_holder(run_dir: Path) -> int | None:
     return None if pid == os.getpid() else pid
 
 
-@contextmanager
-def _locked(run_dir: Path, apply: bool) -> Iterator[None]:
-    """Hold the run's lock while applying, unless this very process (the agent resuming) holds it."""
-    if not apply or lock_is_held(run_dir):
-        yield
-        return
-    with RunLock(run_dir):
-        yield
-
-
 def _workspace(header_ws: object, explicit: Path | None, rebase: tuple[Path, Path] | None) -> Path | None:
+    """The given workspace, else the header's (moved along with the parent's, for a subagent)."""
     if explicit is not None:
         return explicit
     if not isinstance(header_ws, str) or not header_ws:
@@ -87,22 +87,47 @@ def _workspace(header_ws: object, explicit: Path | None, rebase: tuple[Path, Pat
     return ws
 
 
-def _recover(
-    jpath: Path, workspace: Path | None, rebase: tuple[Path, Path] | None, *, apply: bool, top: bool
-) -> RecoveryPlan:
-    run_dir = jpath.parent
-    plan = RecoveryPlan(journal=jpath, applied=apply)
-    holder = _lock_holder(run_dir)
-    if holder is not None:
-        if top and apply:
-            raise RecoveryError(
-                f"the run is live (pid {holder} holds its lock); stop it first", path=run_dir / LOCK_NAME
-            )
-        plan.live = True
-        plan.notes.append(f"{jpath}: the run is live (pid {holder} holds its lock); not recovered.")
+class _Recovery:
+    """One recovery: a journal, then the journals of the subagents it spawned."""
+
+    def __init__(self, apply: bool, ops: FileOps) -> None:
+        self.apply = apply
+        self.ops = ops
+
+    def run(
+        self, jpath: Path, workspace: Path | None, rebase: tuple[Path, Path] | None, *, top: bool
+    ) -> RecoveryPlan:
+        run_dir = jpath.parent
+        plan = RecoveryPlan(journal=jpath, applied=self.apply)
+        holder = _lock_holder(run_dir)
+        if holder is not None:
+            if top and self.apply:
+                raise RecoveryError(
+                    f"the run is live (pid {holder} holds its lock); stop it first", path=run_dir / LOCK_NAME
+                )
+            plan.live = True
+            plan.notes.append(f"{jpath}: the run is live (pid {holder} holds its lock); not recovered.")
+        else:
+            with self._locked(run_dir):
+                win = self._read(plan, jpath, workspace, rebase)
+                self._decide_and_act(plan, win)
+                self._children(plan, win)
         plan.brief = make_brief(plan)
         return plan
-    with _locked(run_dir, apply):
+
+    @contextmanager
+    def _locked(self, run_dir: Path) -> Iterator[None]:
+        """Hold the run's lock while applying, unless this very process (an agent resuming) holds it."""
+        if not self.apply or lock_is_held(run_dir):
+            yield
+            return
+        with RunLock(run_dir):
+            yield
+
+    def _read(
+        self, plan: RecoveryPlan, jpath: Path, workspace: Path | None, rebase: tuple[Path, Path] | None
+    ) -> Window:
+        """Read the window, fill the plan's facts; with apply, cut a torn tail and record lost cuts."""
         win = read_window(jpath)
         header = win.header
         plan.run = str(header.get("run") or header.get("task_id") or "")
@@ -118,11 +143,12 @@ def _recover(
                 raise RecoveryError("the journal names no workspace; pass --workspace DIR", path=jpath)
             if not ws.is_dir():
                 raise RecoveryError(f"workspace {ws} is not a directory", path=jpath)
-        if apply and win.scan.torn:
-            rep = repair(jpath)
+        if self.apply and win.scan.torn:
+            rep = repair(jpath, ops=self.ops)
+            copy = rep.broken_copy.name if rep.broken_copy else "?"
             plan.notes.append(
                 f"A torn tail of {rep.truncated_bytes} bytes was cut after lsn {rep.last_good_lsn} "
-                f"(copy kept as {rep.broken_copy.name if rep.broken_copy else '?'})."
+                f"(copy kept as {copy})."
             )
             win = read_window(jpath)
         elif win.scan.torn:
@@ -131,29 +157,37 @@ def _recover(
         for cut in win.unrecorded:
             plan.notes.append(
                 f"A repair killed before its record had cut {len(cut.dropped)} bytes after lsn "
-                f"{cut.last_good_lsn} (copy kept as {cut.copy})" + ("; recorded now." if apply else ".")
+                f"{cut.last_good_lsn} (copy kept as {cut.copy})" + ("; recorded now." if self.apply else ".")
             )
-        if apply and win.unrecorded:
-            with _writer(win) as writer:
+        if self.apply and win.unrecorded:
+            with self._writer(win) as writer:
                 appender = Appender(writer, win.dialect)
                 for cut in win.unrecorded:
                     appender.record_cut(cut)
             win = read_window(jpath)
-        steps = [observe(p, ws, _images(win, run_dir, ws), plan.agent) for p in win.pending]
+        return win
+
+    def _decide_and_act(self, plan: RecoveryPlan, win: Window) -> None:
+        ws = plan.workspace
+        images = _images(win, ws) if ws is not None else None
+        steps = [observe(p, ws, images, plan.agent) for p in win.pending]
         plan.findings = [s.finding for s in steps]
-        if apply and steps:
-            with _writer(win) as writer:
-                actor = Actor(Appender(writer, win.dialect), ws, win.decisions)
+        if self.apply and steps:
+            with self._writer(win) as writer:
+                actor = Actor(Appender(writer, win.dialect), ws, win.decisions, ops=self.ops)
                 for s in steps:
                     actor.run(s)
                 plan.next_lsn = writer.next_lsn
-        elif apply:
+        elif self.apply:
             plan.next_lsn = win.next_lsn
-        child_rebase = (
-            (Path(header["workspace"]), ws) if isinstance(header.get("workspace"), str) and ws else None
-        )
+
+    def _children(self, plan: RecoveryPlan, win: Window) -> None:
+        """Recover each subagent journal named by an ``agent.spawn`` of the window."""
+        header_ws = win.header.get("workspace")
+        ws = plan.workspace
+        rebase = (Path(header_ws), ws) if isinstance(header_ws, str) and ws is not None else None
         for sp in win.spawns:
-            child = _child_journal(run_dir, sp.child_dir)
+            child = _child_journal(win.path.parent, sp.child_dir)
             if child is None or not child.is_file():
                 if not sp.ended:
                     plan.notes.append(f"Agent {sp.child_agent} (spawned at lsn {sp.lsn}) has no journal yet.")
@@ -161,42 +195,39 @@ def _recover(
             if child.stat().st_size == 0:
                 plan.notes.append(f"Agent {sp.child_agent} (spawned at lsn {sp.lsn}) died before its header.")
                 continue
-            sub = _recover(child, None, child_rebase, apply=apply, top=False)
-            sub.agent = sub.agent if sub.agent != "main" else (sp.child_agent or sub.agent)
+            sub = self.run(child, None, rebase, top=False)
+            if sub.agent == "main" and sp.child_agent:
+                sub.agent = sp.child_agent
             for f in sub.findings:
                 f.agent = sub.agent
             plan.children.append(sub)
-    plan.brief = make_brief(plan)
-    return plan
+
+    @contextmanager
+    def _writer(self, win: Window) -> Iterator[JournalWriter]:
+        """A writer appending after the window's verified end (no second full scan)."""
+        w = JournalWriter(
+            win.path,
+            self.ops.open_append(win.path),
+            run=str(win.header.get("run") or win.header.get("task_id") or ""),
+            agent=str(win.header.get("agent") or "main"),
+            dialect=win.dialect,
+            next_lsn=win.next_lsn,
+            last_h=win.scan.last_h or ZERO_HASH,
+            ops=self.ops,
+            group_interval=0.2,
+        )
+        with w:
+            yield w
 
 
-def _images(win: Window, run_dir: Path, ws: Path | None) -> Images | None:
-    if ws is None:
-        return None
+def _images(win: Window, ws: Path) -> Images:
+    """Where images come from: the blob store, the last checkpoint's tree, the base ref."""
     refs = []
     if win.checkpoint is not None and isinstance(win.checkpoint.get("git"), str):
         refs.append(("checkpoint", str(win.checkpoint["git"])))
     if isinstance(win.header.get("base_ref"), str):
         refs.append(("base_ref", str(win.header["base_ref"])))
-    return Images(BlobStore(run_dir / "blobs"), ws, refs)
-
-
-@contextmanager
-def _writer(win: Window) -> Iterator[JournalWriter]:
-    """A writer appending after the window's verified end (no second full scan)."""
-    w = JournalWriter(
-        win.path,
-        OS.open_append(win.path),
-        run=str(win.header.get("run") or win.header.get("task_id") or ""),
-        agent=str(win.header.get("agent") or "main"),
-        dialect=win.dialect,
-        next_lsn=win.next_lsn,
-        last_h=win.scan.last_h or ZERO_HASH,
-        ops=OS,
-        group_interval=0.2,
-    )
-    with w:
-        yield w
+    return Images(BlobStore(win.path.parent / "blobs"), ws, refs)
 
 
 def _child_journal(run_dir: Path, child_dir: str) -> Path | None:
