@@ -25,6 +25,7 @@ from .approvals import Approver, Policy
 from .checkpoints import take_checkpoint
 from .gate import ask_unanswered, gate, settle_open_intents
 from .state import RunState
+from .subagents import FanOut
 from .tools import Prepared, ToolError, apply_file, call_external, observe, prepare, run_check, run_command
 
 Progress = Callable[[str], None]
@@ -136,8 +137,6 @@ class Harness:
 
     def _execute(self, step: int, action: Action) -> bool:
         if action.tool == "spawn":
-            from .subagents import FanOut
-
             return FanOut(self).run_step(step, action)
         approval: int | None = None
         rule = self.policy.rule_for(action.tool, action.target)
