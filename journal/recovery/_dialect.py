@@ -140,13 +140,12 @@ def pending_intent(lsn: int, d: dict[str, Any]) -> Pending:
 
 def pending_approval(lsn: int, d: dict[str, Any]) -> Pending:
     """An ``approval.request`` still waiting for its decision."""
-    action = d.get("action") if isinstance(d.get("action"), dict) else {}
-    assert isinstance(action, dict)
+    action = d.get("action")
     step = d.get("step")
     return Pending(
         kind="approval",
         lsn=lsn,
-        tool=str(d.get("tool") or action.get("tool") or ""),
+        tool=str(d.get("tool") or (action.get("tool") if isinstance(action, dict) else "") or ""),
         target=str(d.get("target") or ""),
         step=step if isinstance(step, int) else None,
     )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from recovery_helpers import Run, hold_lock
 
 from agent.demo_service import DemoService
-from journal import RecoveryError, scan
+from journal import FileOps, RecoveryError, scan
 from journal.recovery import analyze, recover
 from journal.runlock import RunLock
 
@@ -84,3 +86,36 @@ def test_the_process_holding_the_lock_may_recover(run: Run) -> None:
     with RunLock(run.dir):
         plan = recover(run.dir, apply=True)
     assert (plan.findings[0].lsn, plan.findings[0].done) == (lsn, True)
+
+
+class Recording(FileOps):
+    """Real file operations that also log what they did (the power-loss tests' layer)."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, str]] = []
+
+    def replace(self, src: Path, dst: Path) -> None:
+        self.log.append(("replace", dst.name))
+        super().replace(src, dst)
+
+    def fsync_dir(self, path: Path) -> None:
+        self.log.append(("fsync_dir", path.name))
+        super().fsync_dir(path)
+
+    def fdatasync(self, fd: int) -> None:
+        self.log.append(("fdatasync", ""))
+        super().fdatasync(fd)
+
+
+def test_every_durable_write_goes_through_the_given_file_ops(run: Run) -> None:
+    run.file_intent("write_file", "src/a.txt", b"a\n", content="a\n")
+    run.w.close()
+    ops = Recording()
+    recover(run.dir, apply=True, ops=ops)
+    assert (run.ws / "src/a.txt").read_bytes() == b"a\n"
+    assert ops.log == [
+        ("fdatasync", ""),  # the decision, before the effect
+        ("replace", "a.txt"),
+        ("fsync_dir", "src"),
+        ("fdatasync", ""),  # the commit, on close
+    ]
