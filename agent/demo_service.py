@@ -6,13 +6,10 @@ acting or replayed, is appended to ``calls.jsonl`` in the service's directory as
 ``{"method", "path", "key", "body", "effect": bool, "status"}``, so tests count effects from the
 file; on start the file is read back, so a restarted service still honours old keys. ``GET``
 reports the effect count; ``/status/<code>`` answers with that HTTP status and acts on nothing.
-
-Run standalone: ``python -m agent.demo_service DIR`` prints the base URL and serves until killed.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -130,16 +127,3 @@ class DemoService:
             if c.get("effect"):
                 out[c.get("key")] = out.get(c.get("key"), 0) + 1
         return out
-
-
-def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    svc = DemoService(Path(args[0] if args else "."))
-    url = svc.start()
-    sys.stdout.write(url + "\n")
-    sys.stdout.flush()
-    threading.Event().wait()
-
-
-if __name__ == "__main__":
-    main()
