@@ -63,7 +63,7 @@ class SessionPage:
     def build(self) -> None:
         self.body = ui.column().classes("w-full gap-2")
         self.player = ui.timer(1.0, self._tick, active=False)
-        ui.timer(0.5, self._watch)
+        ui.timer(0.25, self._watch)
         ui.on("wb_key", self._key)
         ui.on("wb_popstate", self._popstate)
         self._render()
@@ -176,12 +176,13 @@ class SessionPage:
         self.cursor.seek(index)
 
     def _moved(self, index: int, push: bool) -> None:
-        self.detail.show(index)
-        self.steps.follow_cursor()
-        self.chart.mark(index)
-        assert self.cursor is not None
-        url = step_url(self.sid, index, self.query)
-        (ui.navigate.history.push if push else ui.navigate.history.replace)(url)
+        # run in the page's own slot: the element that triggered the move may just have been cleared
+        with self.body:
+            self.detail.show(index)
+            self.steps.follow_cursor()
+            self.chart.mark(index)
+            url = step_url(self.sid, index, self.query)
+            (ui.navigate.history.push if push else ui.navigate.history.replace)(url)
 
     def _key(self, e: events.GenericEventArguments) -> None:
         args = e.args if isinstance(e.args, dict) else {}

@@ -259,7 +259,12 @@ class SessionStore:
             entry = self.entries[sid]
             with self._lock:
                 self._queued.discard(sid)
-            self._load(entry)
+            try:
+                self._load(entry)
+            except Exception as e:  # noqa: BLE001 - one unreadable session must not stop the others
+                entry.error = f"{entry.path}: cannot be shown: {type(e).__name__}: {e}"
+                entry.loading = False
+                entry.version += 1
 
     def _load(self, entry: Entry) -> None:
         entry.loading = True
@@ -299,6 +304,8 @@ class SessionStore:
                 entry.plan = plan_view(plan)
             except WalkbackError as e:
                 entry.plan = RecoveryPlanView(error=str(e))
+            except Exception as e:  # noqa: BLE001 - a failing analysis must not take the viewer down
+                entry.plan = RecoveryPlanView(error=f"recovery analysis failed: {type(e).__name__}: {e}")
         entry.version += 1
 
     # -- live follow --------------------------------------------------------------------------

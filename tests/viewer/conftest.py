@@ -9,6 +9,7 @@ are built from the public pieces of ``nicegui.testing`` instead: ``user_simulati
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -64,12 +65,18 @@ def viewer(caplog: pytest.LogCaptureFixture) -> Iterator[Callable[..., Any]]:
         configure(paths, **options)
         async with user_simulation(main_file=MAIN) as u:
             yield u
-        errors = [r for r in caplog.get_records("call") if r.levelname == "ERROR"]
+        errors = [r for r in caplog.get_records("call") if r.levelname == "ERROR" and not _shutdown_race(r)]
         if errors:
             pytest.fail("unexpected ERROR logs: " + "; ".join(r.getMessage() for r in errors), pytrace=False)
 
     yield open_viewer
     os.environ.pop("WALKBACK_VIEWER_TEST", None)
+
+
+def _shutdown_race(record: logging.LogRecord) -> bool:
+    """NiceGUI's outbox loop waits with ``asyncio.wait_for``, which on Python 3.11 can swallow the
+    cancellation sent at shutdown; teardown then logs this after 2 s. Not a viewer error."""
+    return record.name == "nicegui" and record.getMessage().startswith("Could not cancel")
 
 
 # -- real browser -----------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from inspect import isawaitable
 
 from nicegui import events, ui
 
@@ -21,7 +22,7 @@ def _options(pairs: list[tuple[str, int]], selected: frozenset[str]) -> dict[str
 class FilterBar:
     """Calls ``on_change(query)`` whenever the user changes a filter."""
 
-    def __init__(self, facets: Facets, query: Query, on_change: Callable[[Query], None]) -> None:
+    def __init__(self, facets: Facets, query: Query, on_change: Callable[[Query], Awaitable[None] | None]) -> None:
         self.query = query
         self.on_change = on_change
         with ui.column().classes("w-full gap-1 wb-filters").mark("filters"):
@@ -50,27 +51,29 @@ class FilterBar:
         sel.props("dense options-dense use-input input-debounce=200 clearable").classes("grow min-w-0 wb-select")
         return sel.mark(f"filter-{label}")
 
-    def _set(self, field: str, value: object) -> None:
+    async def _set(self, field: str, value: object) -> None:
         values = frozenset(str(v) for v in (value or []))
         if values != getattr(self.query, field):
-            self._emit(self.query.with_(**{field: values}))
+            await self._emit(self.query.with_(**{field: values}))
 
-    def _text(self, e: events.ValueChangeEventArguments) -> None:
+    async def _text(self, e: events.ValueChangeEventArguments) -> None:
         text = str(e.value or "")[:500]
         if text != self.query.text:
-            self._emit(self.query.with_(text=text))
+            await self._emit(self.query.with_(text=text))
 
-    def _problems(self, e: events.ValueChangeEventArguments) -> None:
+    async def _problems(self, e: events.ValueChangeEventArguments) -> None:
         if bool(e.value) != self.query.problems:
-            self._emit(self.query.with_(problems=bool(e.value)))
+            await self._emit(self.query.with_(problems=bool(e.value)))
 
-    def _clear(self) -> None:
+    async def _clear(self) -> None:
         self.set_query(Query())
-        self._emit(Query())
+        await self._emit(Query())
 
-    def _emit(self, query: Query) -> None:
+    async def _emit(self, query: Query) -> None:
         self.query = query
-        self.on_change(query)
+        result = self.on_change(query)
+        if isawaitable(result):
+            await result
 
     def set_query(self, query: Query) -> None:
         """Show ``query`` (after back/forward) without calling ``on_change``."""

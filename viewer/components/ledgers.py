@@ -59,7 +59,7 @@ def files_panel(session: Session, files: dict[str, np.ndarray], on_pick: Callabl
             with ui.row().classes("items-center gap-2"):
                 ui.label(path).classes("font-mono font-bold wb-break")
                 ui.button("filter steps to this file", on_click=lambda: on_filter(path)).props(
-                    "flat dense no-caps size=sm").mark("filter-file")
+                    "flat dense no-caps size=sm").mark("filter-to-file")
             with ui.row().classes("gap-1"):
                 for i in idx[:MAX_HISTORY]:
                     ev = session.event(int(i))

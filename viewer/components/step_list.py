@@ -28,7 +28,7 @@ COLUMNS = [
     {"name": "status", "label": "Status", "field": "status", "align": "left"},
     {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
 ]
-ROW_CLASS_JS = "(row) => row.cur ? 'wb-current' : (row.problem ? 'wb-problem' : '')"
+ROW_CLASS_JS = "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem' : '')"
 
 _SUMMARY_KEYS = {
     "model_call": ("messages",),

@@ -173,11 +173,11 @@ def marks(session: Session, axis: Axis) -> list[tuple[float, str, str]]:
 def layout(session: Session, axis: Axis, current: int | None) -> dict[str, Any]:
     shapes: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
-    for x, label, colour in marks(session, axis):
+    for k, (x, label, colour) in enumerate(marks(session, axis)):
         shapes.append(_vline(x, colour, "dash"))
         notes.append(
-            {"x": x, "y": 1, "yref": "paper", "text": label, "showarrow": False, "yanchor": "bottom",
-             "font": {"color": colour, "size": 11}}
+            {"x": x, "y": 1 - 0.2 * k, "yref": "paper", "text": label, "showarrow": False, "yanchor": "top",
+             "xanchor": "right", "bgcolor": "rgba(255,255,255,0.8)", "font": {"color": colour, "size": 11}}
         )
     if current is not None and current < axis.n:
         shapes.append(_vline(axis.at(current), "#111827", "solid"))

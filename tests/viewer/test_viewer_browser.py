@@ -1,0 +1,192 @@
+"""End to end in a real headless Chromium: keyboard, deep links, back/forward, diff, filters, XSS."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import ARTIFACTS, configure
+from sample_runs import XSS, build_run
+from viewer.store import entry_id
+
+pytestmark = pytest.mark.browser
+
+
+def path_of(screen) -> str:
+    parts = urlsplit(screen.selenium.current_url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def wait_path(screen, expected: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while path_of(screen) != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path_of(screen) == expected
+
+
+def detail_step(screen) -> int:
+    return int(screen.find_by_css(".q-tab-panel .text-lg").text.split()[1])
+
+
+def wait_step(screen, n: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if detail_step(screen) == n:
+                return
+        except Exception:  # noqa: BLE001 - the panel is being redrawn
+            pass
+        time.sleep(0.05)
+    assert detail_step(screen) == n
+
+
+def press(screen, key: str) -> None:
+    screen.find_by_css("body").send_keys(key)
+
+
+def test_keyboard_deep_links_back_forward_diff_and_problems(screen, tmp_path: Path) -> None:
+    run = build_run(tmp_path, recovered=True, torn=True)
+    configure([run.dir], workspace=run.workspace)
+    sid = entry_id(run.dir)
+    screen.open(f"/s/{sid}")
+    wait_step(screen, 1)
+    wait_path(screen, f"/s/{sid}/step/1")
+    screen.should_contain("Rename get_user_by_id to fetch_user")
+    screen.should_contain("torn tail")
+    for _ in range(3):
+        press(screen, "j")
+    wait_step(screen, 4)
+    wait_path(screen, f"/s/{sid}/step/4")
+    press(screen, Keys.ARROW_RIGHT)
+    wait_step(screen, 5)
+    press(screen, "k")
+    wait_step(screen, 4)
+    # the URL is a deep link: reloading restores exactly that step
+    screen.selenium.refresh()
+    wait_step(screen, 4)
+    # back and forward walk the steps
+    screen.selenium.back()
+    wait_step(screen, 5)
+    wait_path(screen, f"/s/{sid}/step/5")
+    screen.selenium.forward()
+    wait_step(screen, 4)
+    # open a diff: the rename step shows its change, unified then side by side
+    rename = run.lsn["rename"] + 1
+    screen.selenium.get(f"{screen.url}/s/{sid}/step/{rename}")
+    wait_step(screen, rename)
+    screen.should_contain("+def fetch_user(uid):")
+    screen.should_contain("-def get_user_by_id(uid):")
+    screen.should_contain("workspace now = post")
+    screen.click("side by side")
+    time.sleep(0.5)
+    screen.should_not_contain("+def fetch_user(uid):")
+    screen.should_contain("def fetch_user(uid):")
+    # problems only: the list keeps failed/denied/recovered steps, and j walks them
+    screen.click("problems only")
+    time.sleep(0.6)
+    assert "problems=1" in path_of(screen)
+    rows = screen.selenium.find_elements(By.CSS_SELECTOR, ".wb-steps tbody tr")
+    assert rows and all("wb-problem" in r.get_attribute("class") for r in rows)
+    first = int(rows[0].find_element(By.CSS_SELECTOR, "td").text)
+    second = int(rows[1].find_element(By.CSS_SELECTOR, "td").text)
+    wait_step(screen, first)
+    press(screen, "j")
+    wait_step(screen, second)
+    # '/' goes to the search box without typing the slash
+    press(screen, "/")
+    time.sleep(0.4)
+    active = screen.selenium.switch_to.active_element
+    assert active.get_attribute("placeholder") == "search raw records (/)" and active.get_attribute("value") == ""
+    screen.selenium.save_screenshot(str(ARTIFACTS / "session-problems.png"))
+    # no request ever left this origin
+    origins = screen.selenium.execute_script(
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)")
+    assert set(origins) <= {screen.url}
+
+
+def test_session_list_and_timeline_click(screen, tmp_path: Path) -> None:
+    a = build_run(tmp_path, name="run-a", recovered=True)
+    build_run(tmp_path, name="run-b", crashed=False)
+    configure([tmp_path])
+    screen.open("/")
+    screen.should_contain("2 sessions")
+    screen.should_contain("crashed (recovered)")
+    screen.selenium.save_screenshot(str(ARTIFACTS / "session-list.png"))
+    screen.find_by_css(".q-table tbody tr").click()
+    time.sleep(1.0)
+    assert path_of(screen).startswith("/s/")
+    if not path_of(screen).startswith(f"/s/{entry_id(a.dir)}"):
+        screen.selenium.get(f"{screen.url}/s/{entry_id(a.dir)}")
+    wait_step(screen, 1)
+    # a click on a timeline marker goes to that step (plotly's own event, through our compact handler)
+    screen.wait_for_js("document.querySelector('.js-plotly-plot') && document.querySelector('.js-plotly-plot').data ? 1 : 0", 1) \
+        if hasattr(screen, "wait_for_js") else time.sleep(1.5)
+    target = run_index = a.lsn["fail"]
+    screen.selenium.execute_script(
+        "const el = document.querySelector('.js-plotly-plot');"
+        "const t = el.data.findIndex(d => d.name === 'tool_call');"
+        "const k = Array.from(el.data[t].customdata).indexOf(arguments[0]);"
+        "el.emit('plotly_click', {points: [{curveNumber: t, pointIndex: k, customdata: arguments[0]}]});",
+        run_index + 1,
+    )
+    wait_step(screen, target + 1)
+    screen.selenium.save_screenshot(str(ARTIFACTS / "session-page.png"))
+
+
+def test_model_written_content_never_executes(screen, tmp_path: Path) -> None:
+    run = build_run(tmp_path, xss=True, recovered=True)
+    configure([tmp_path])
+    sid = entry_id(run.dir)
+    screen.open("/")
+    pages = [f"/s/{sid}/step/{i + 1}" for i in range(0, 28)]
+    for p in ["/"] + pages[:1] + [pages[run.lsn["model"]], pages[run.lsn["create"]], pages[run.lsn["rename"]],
+                                  pages[run.lsn["approval"]]]:
+        screen.selenium.get(screen.url + p)
+        time.sleep(0.8)
+        _assert_inert(screen)
+    # every tab with model-written names: agents, files, approvals, recovery
+    for tab in ("Agents", "Files", "Approvals", "Recovery"):
+        screen.click(tab)
+        time.sleep(0.5)
+        _assert_inert(screen)
+    # the payloads are shown as text
+    screen.click("Step")
+    screen.selenium.get(f"{screen.url}{pages[run.lsn['model']]}")
+    time.sleep(0.8)
+    text = app_text(screen)
+    assert "</script><script>window.__xss=6</script>" in text and "<b onmouseover=window.__xss=7>bold</b>" in text
+    screen.selenium.get(f"{screen.url}{pages[0]}")
+    time.sleep(0.8)
+    assert XSS["task"] in app_text(screen) and XSS["agent"] in app_text(screen)
+    _assert_inert(screen)
+    screen.selenium.save_screenshot(str(ARTIFACTS / "xss-session.png"))
+
+
+INJECTED = (
+    "const bad = Array.from(document.querySelectorAll('*')).filter(el => "
+    "Array.from(el.attributes).some(a => /^on/i.test(a.name)) || "
+    "(el.tagName === 'A' && /^\\s*javascript:/i.test(el.getAttribute('href') || '')));"
+    "const inApp = Array.from(document.querySelectorAll('#app script, #app iframe, #app object, #app embed, "
+    "#app img[src=x]'));"
+    "return bad.concat(inApp).map(el => el.outerHTML.slice(0, 120));"
+)
+"""Elements a payload would create if it were parsed as HTML: inline handlers, javascript: links, and
+script/iframe/img elements inside the rendered app (NiceGUI's own bootstrap scripts, which carry
+the page state as JSON, live outside ``#app``)."""
+
+
+def app_text(screen) -> str:
+    return screen.selenium.execute_script("return document.getElementById('app').innerText")
+
+
+def _assert_inert(screen) -> None:
+    assert screen.selenium.execute_script("return window.__xss") is None
+    with pytest.raises(NoAlertPresentException):
+        screen.selenium.switch_to.alert.text  # noqa: B018
+    assert screen.selenium.execute_script(INJECTED) == []

@@ -1,0 +1,285 @@
+"""Page logic with NiceGUI's simulated user: deep links, keys, filters, panels, live follow."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+
+from nicegui import ui
+from nicegui.testing import User, UserInteraction
+
+import importers
+from sample_runs import build_run, grow
+from viewer.store import entry_id
+
+STEP = re.compile(r'history\.(pushState|replaceState)\(\{\}, "", "([^"]*)"\);')
+
+
+def record_urls(user: User) -> list[tuple[str, str]]:
+    """The history entries the page pushes/replaces from now on (call after ``user.open``).
+
+    Taps the client's outbox like NiceGUI's own ``User`` does; the browser tests check the real URL bar.
+    """
+    seen: list[tuple[str, str]] = []
+    original = user.client.outbox._emit  # type: ignore[union-attr]
+
+    async def emit(message) -> None:  # type: ignore[no-untyped-def]
+        await original(message)
+        _, kind, data = message
+        m = STEP.match(data.get("code", "")) if kind == "run_javascript" else None
+        if m:
+            seen.append((m.group(1), m.group(2)))
+
+    user.client.outbox._emit = emit  # type: ignore[union-attr]
+    return seen
+
+
+def key(user: User, name: str, repeat: bool = False) -> None:
+    UserInteraction(user, {user.client.layout}, None).trigger("wb_key", {"key": name, "repeat": repeat})
+
+
+def rows(user: User) -> list[dict]:
+    return user.find(marker="step-list").elements.pop().rows
+
+
+def current(user: User) -> int:
+    label = user.find(marker="detail-step").elements.pop()
+    return int(label.text.split()[1])
+
+
+async def test_session_list_shows_every_run_and_opens_one(viewer, tmp_path: Path) -> None:
+    a = build_run(tmp_path, name="run-a", recovered=True, torn=True)
+    build_run(tmp_path, name="run-b", crashed=False)
+    async with viewer([tmp_path]) as user:
+        await user.open("/")
+        await user.should_see("2 sessions")
+        table = user.find(marker="session-list").elements.pop()
+        by_source = {Path(r["source"]).name: r for r in table.rows}
+        assert by_source["run-a"]["status"] == "crashed (recovered)"
+        assert by_source["run-a"]["integrity"] == "torn tail" and by_source["run-a"]["events"] == 26
+        assert by_source["run-b"]["status"] == "completed" and by_source["run-b"]["integrity"] == "chain ok"
+        user.find(marker="session-list").trigger("rowClick", [{}, {"id": entry_id(a.dir)}, 0])
+        await user.should_see("Step 1")
+        await user.should_see(marker="timeline")
+
+
+async def test_deep_link_shows_the_intent_commit_pair_and_verification(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/{sample.lsn['create'] + 1}")
+        urls = record_urls(user)
+        assert current(user) == sample.lsn["create"] + 1
+        await user.should_see("intent → commit")
+        await user.should_see("verified post hash:")
+        await user.should_see(content="check `python -m py_compile app.py` exit 0")
+        await user.should_see(marker="pair-link")
+        await user.should_see(content=f"Raw record — {sample.journal}:{sample.lsn['create'] + 1}")
+        user.find(marker="pair-link").click()
+        assert current(user) == sample.lsn["create_commit"] + 1
+        await user.should_see("answers intent")
+        await asyncio.sleep(0.25)                                  # the outbox flushes every 0.1 s
+        assert urls[-1] == ("pushState", f"/s/{sid}/step/{sample.lsn['create_commit'] + 1}")
+
+
+async def test_bad_and_out_of_range_step_links(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/99999")
+        assert current(user) == 26
+        await user.open(f"/s/{sid}/step/abc")
+        assert current(user) == 1
+        await user.open("/s/000000000000")
+        await user.should_see("no such session in this viewer")
+
+
+async def test_keyboard_steps_plays_and_records_history(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/3")
+        urls = record_urls(user)
+        key(user, "j")
+        await asyncio.sleep(0.25)
+        assert current(user) == 4 and urls[-1] == ("pushState", f"/s/{sid}/step/4")
+        key(user, "ArrowRight")
+        key(user, "k")
+        key(user, "ArrowLeft")
+        assert current(user) == 3
+        key(user, "j", repeat=True)
+        await asyncio.sleep(0.25)
+        assert current(user) == 4 and urls[-1][0] == "replaceState"   # held keys do not flood history
+        key(user, "End")
+        assert current(user) == 26
+        key(user, "Home")
+        assert current(user) == 1
+        key(user, " ")                                                    # space plays, 1 step per second
+        await asyncio.sleep(2.3)
+        key(user, " ")
+        await asyncio.sleep(0.25)
+        assert 2 <= current(user) <= 4
+        assert urls[-1][0] == "replaceState"
+
+
+async def test_popstate_restores_the_step_and_filters_without_pushing(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/2")
+        urls = record_urls(user)
+        n = len(urls)
+        UserInteraction(user, {user.client.layout}, None).trigger("wb_popstate", f"/s/{sid}/step/14?problems=1")
+        await asyncio.sleep(0.25)
+        assert current(user) == 14
+        assert user.find(marker="problems").elements.pop().value is True
+        assert all(r["problem"] for r in rows(user))
+        assert all(kind != "pushState" for kind, _ in urls[n:])
+
+
+async def test_problems_only_and_text_search_filter_the_list(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/1")
+        urls = record_urls(user)
+        assert len(rows(user)) == 26
+        user.find(marker="problems").click()
+        await asyncio.sleep(0.25)
+        shown = rows(user)
+        assert shown and all(r["problem"] for r in shown) and len(shown) < 26
+        assert {r["status"] for r in shown} >= {"failed", "denied", "recovered"}
+        assert current(user) == shown[0]["step"]                 # moved to the first problem
+        assert urls[-1][1].endswith("?problems=1")
+        key(user, "j")
+        assert current(user) == shown[1]["step"]                 # stepping stays inside the filter
+        user.find(marker="problems").click()
+        user.find(marker="search").type("rename the function")
+        await asyncio.sleep(0.3)
+        assert [r["kind"] for r in rows(user)] == ["model_result"]
+        await user.should_see(content="1 match")
+
+
+async def test_file_change_panel_diff_and_badges(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir], workspace=sample.workspace) as user:
+        await user.open(f"/s/{sid}/step/{sample.lsn['rename'] + 1}")
+        with user.scope(marker="file-change"):
+            await user.should_see(content="-def get_user_by_id(uid):")
+            await user.should_see(content="+def fetch_user(uid):")
+            await user.should_see(f"pre = post of step {sample.lsn['create'] + 1}")
+            await user.should_see("post blob matches hash")
+            await user.should_see("workspace now = post")
+            user.find(marker="diff-mode").elements.pop().set_value("split")
+            await user.should_see(content="def fetch_user(uid):")
+            await user.should_not_see(content="+def fetch_user(uid):")
+        key(user, "j")                                             # the commit shows its intent's change
+        await user.should_see(marker="file-change")
+        await user.should_see("answers intent")
+
+
+async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/1")
+        user.find(marker="tab-agents").click()
+        tree = user.find(marker="agent-tree").elements.pop()
+        (root,) = tree.props["nodes"]
+        assert root["id"] == "main" and root["children"][0]["id"] == "helper"
+        assert "spawned at step" in root["children"][0]["label"]
+        user.find(marker="tab-approvals").click()
+        table = user.find(marker="approvals-table").elements.pop()
+        assert [(r["decision"], r["approver"]) for r in table.rows] == [("approve", "alice"), ("deny", "bob")]
+        assert table.rows[0]["gated"] == sample.lsn["rename"] + 1
+        user.find(marker="approvals-table").trigger("rowClick", [{}, {"step": table.rows[1]["step"]}, 1])
+        assert current(user) == table.rows[1]["step"]
+        user.find(marker="tab-files").click()
+        files = user.find(marker="files-table").elements.pop()
+        assert {r["path"]: r["changes"] for r in files.rows}["src/app.py"] == 2
+        user.find(marker="files-table").trigger("rowClick", [{}, {"path": "src/app.py"}, 0])
+        await user.should_see(marker="filter-to-file")
+        user.find(marker="filter-to-file").click()
+        await asyncio.sleep(0.3)
+        assert {r["what"].split()[-1] for r in rows(user) if r["kind"] == "tool_call"} == {"src/app.py"}
+        user.find(marker="tab-recovery").click()
+        recs = user.find(marker="recovery-records").elements.pop()
+        assert [(r["finding"], r["action"]) for r in recs.rows] == [("not_applied", "redo")]
+
+
+async def test_recovery_panel_shows_the_analysis_of_a_crashed_run(viewer, tmp_path: Path) -> None:
+    run = build_run(tmp_path, crashed=True)
+    async with viewer([run.dir]) as user:
+        await user.open(f"/s/{entry_id(run.dir)}/step/1")
+        user.find(marker="tab-recovery").click()
+        await user.should_see(marker="findings")
+        findings = user.find(marker="findings").elements.pop().rows
+        assert ("docs/notes.md", "not_applied", "redo") in {(f["target"], f["finding"], f["action"]) for f in findings}
+        await user.should_see(marker="brief")
+
+
+async def test_jump_to_lsn(viewer, sample) -> None:
+    sid = entry_id(sample.dir)
+
+    def shown() -> tuple[str, int]:
+        row = [r for r in rows(user) if r["step"] == current(user)][0]
+        return row["agent"], row["lsn"]
+
+    async with viewer([sample.dir]) as user:
+        await user.open(f"/s/{sid}/step/1")
+        jump = user.find(marker="jump")
+        jump.type("helper:2").trigger("keydown.enter")
+        assert shown() == ("helper", 2)
+        jump.clear().type(str(sample.lsn["test"])).trigger("keydown.enter")
+        assert shown() == ("main", sample.lsn["test"])
+        jump.clear().type("#3").trigger("keydown.enter")
+        assert current(user) == 3
+        jump.clear().type("9999").trigger("keydown.enter")
+        await user.should_see("no event with lsn 9999")
+
+
+async def test_live_follow_shows_new_events_within_a_second(viewer, tmp_path: Path) -> None:
+    run = build_run(tmp_path, crashed=True)
+    sid = entry_id(run.dir)
+    n = len(importers.load(run.dir))
+    async with viewer([run.dir]) as user:
+        await user.open(f"/s/{sid}/step/1")
+        counts = user.find(marker="counts").elements.pop()
+        assert counts.text.startswith(f"{n} events")
+        grow(run, 4)
+        started = time.monotonic()
+        while time.monotonic() - started < 3:
+            await asyncio.sleep(0.05)
+            counts = user.find(marker="counts").elements.pop()
+            if counts.text.startswith(f"{n + 4} events"):
+                break
+        assert counts.text.startswith(f"{n + 4} events")
+        assert time.monotonic() - started < 1.0 + 0.2           # within a second (plus scheduling slack)
+        assert current(user) == 1                                  # the step shown stays put
+
+
+async def test_blobs_are_served_by_hash_only(viewer, sample) -> None:
+    from journal.record import sha256_bytes
+    from sample_runs import APP_V2
+
+    sid = entry_id(sample.dir)
+    hexd = sha256_bytes(APP_V2).split(":")[1]
+    async with viewer([sample.dir]) as user:
+        http = user.http_client
+        ok = await http.get(f"/blob/{sid}/{hexd}")
+        assert ok.status_code == 200 and ok.content == APP_V2
+        assert ok.headers["content-type"] == "application/octet-stream"
+        assert "attachment" in ok.headers["content-disposition"]
+        for bad in ("..%2F..%2Fjournal.jsonl", "sha256:" + hexd[:-1] + "g", "../../etc/passwd", "0" * 64):
+            assert (await http.get(f"/blob/{sid}/{bad}")).status_code == 404
+        assert (await http.get(f"/blob/000000000000/{hexd}")).status_code == 404
+
+
+async def test_token_guards_every_page_when_set(viewer, sample) -> None:
+    async with viewer([sample.dir], token="s3cret-token") as user:
+        http = user.http_client
+        assert (await http.get("/")).status_code == 401
+        assert (await http.get(f"/blob/{entry_id(sample.dir)}/{'0' * 64}")).status_code == 401
+        assert (await http.get("/?token=wrong")).status_code == 401
+        r = await http.get("/?token=s3cret-token")
+        assert r.status_code == 303 and r.headers["location"] == "/"
+        assert (await http.get("/")).status_code == 200           # the cookie now carries it
+        page = await http.get("/")
+        assert "Content-Security-Policy" in page.headers and "default-src 'self'" in page.headers[
+            "Content-Security-Policy"]
