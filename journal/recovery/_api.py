@@ -142,7 +142,10 @@ class _Recovery:
             if ws is None:
                 raise RecoveryError("the journal names no workspace; pass --workspace DIR", path=jpath)
             if not ws.is_dir():
-                raise RecoveryError(f"workspace {ws} is not a directory", path=jpath)
+                named = "given" if workspace is not None else "named by the journal's header"
+                raise RecoveryError(
+                    f"workspace {ws} ({named}) is not a directory; pass --workspace DIR", path=jpath
+                )
         if self.apply and win.scan.torn:
             rep = repair(jpath, ops=self.ops)
             copy = rep.broken_copy.name if rep.broken_copy else "?"
