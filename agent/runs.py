@@ -211,7 +211,7 @@ def resume_run(
         if service_url:
             stored["service_url"] = service_url
         options = RunOptions(**stored)
-        plan = _planner_for(state.header, api_key)
+        plan = _planner_for(state, ws, options, api_key)
         with JournalWriter.open(run_dir, ops=ops) as writer:
             if on_event:
                 on_event(f"[main] resuming run {writer.run} (journal {writer.path})")
@@ -229,7 +229,8 @@ def resume_run(
             return RunResult(run_dir, h.run(), recovery)
 
 
-def _planner_for(header: dict[str, Any], api_key: str | None) -> Planner:
+def _planner_for(state: RunState, ws: Path, options: RunOptions, api_key: str | None) -> Planner:
+    header = state.header
     name = str(header.get("planner") or "scripted")
     if name.startswith("openai:"):
         po = header.get("planner_options") or {}
@@ -239,6 +240,11 @@ def _planner_for(header: dict[str, Any], api_key: str | None) -> Planner:
             task=str(header.get("task")),
             api_key=api_key,
         )
+    if state.plan is None and header.get("task_file"):
+        # Killed between its header and its plan record: no step ran yet, so plan it again.
+        task = load_task(str(header["task_file"]))
+        values = {"service": options.service_url} if options.service_url else {}
+        return ScriptedPlanner(expand_steps(task, ws, values), source=str(task.path))
     return ScriptedPlanner(None)
 
 
