@@ -1,0 +1,19 @@
+"""SIGKILL at every failpoint on the path of the rename and the multi-agent task, then resume.
+
+Each case: the run dies at ``WALKBACK_FAILPOINT=name:nth`` (in the parent, or in one subagent,
+which its parent then restarts), ``walkback agent resume`` recovers and finishes it, and the
+oracle compares everything with a clean run (see ``oracle.py``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from sweep import failpoint_cases
+from torturekit import Case
+
+
+@pytest.mark.parametrize("case", failpoint_cases(), ids=str)
+def test_killed_at_a_failpoint_the_run_resumes_to_the_clean_result(torture, case: Case) -> None:  # type: ignore[no-untyped-def]
+    out = torture.outcome(case)
+    assert out.kills == 1, out.report()
+    assert out.ok, out.report()
