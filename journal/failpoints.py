@@ -34,6 +34,11 @@ def failpoint(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def active() -> bool:
+    """True when any failpoint is armed (hot paths skip building failpoint names otherwise)."""
+    return _armed is not None
+
+
 def armed(name: str) -> bool:
     """True when ``name`` is the armed failpoint (used to split a write only when a test asks)."""
     return _armed is not None and _armed[0] == name

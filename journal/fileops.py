@@ -25,10 +25,11 @@ class FileOps:
 
     def write(self, fd: int, data: bytes) -> None:
         """Write all of ``data`` (loops over short writes)."""
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
+        n = os.write(fd, data)
+        if n < len(data):
+            view = memoryview(data)[n:]
+            while view:
+                view = view[os.write(fd, view) :]
 
     def fdatasync(self, fd: int) -> None:
         os.fdatasync(fd)

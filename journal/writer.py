@@ -157,9 +157,9 @@ class JournalWriter:
         """
         if self._fd is None:
             raise JournalWriteFailed("writer is closed (an earlier write or fsync failed)", path=self.path)
-        clash = RESERVED.intersection(fields)
-        if clash:
-            raise JournalError(f"record fields {sorted(clash)} are set by the writer", path=self.path)
+        if not RESERVED.isdisjoint(fields):
+            clash = sorted(RESERVED.intersection(fields))
+            raise JournalError(f"record fields {clash} are set by the writer", path=self.path)
         completes_seq = self.dialect == "seq" and type in ("commit", "fail") and ref is not None
         lsn = ref if completes_seq and ref is not None else self.next_lsn
         line, h = self._encode(type, lsn, ref, agent, fields)
@@ -207,9 +207,11 @@ class JournalWriter:
 
     def _write(self, type: str, line: bytes) -> None:
         assert self._fd is not None
-        failpoints.failpoint(f"write.{type}.before")
+        fp = failpoints.active()
+        if fp:
+            failpoints.failpoint(f"write.{type}.before")
         try:
-            if failpoints.armed(f"write.{type}.mid"):
+            if fp and failpoints.armed(f"write.{type}.mid"):
                 self._ops.write(self._fd, line[: len(line) // 2])
                 failpoints.failpoint(f"write.{type}.mid")
                 self._ops.write(self._fd, line[len(line) // 2 :])
@@ -217,18 +219,22 @@ class JournalWriter:
                 self._ops.write(self._fd, line)
         except OSError as e:
             self._fail(f"write failed: {e}")
-        failpoints.failpoint(f"write.{type}.after")
+        if fp:
+            failpoints.failpoint(f"write.{type}.after")
 
     def _sync(self, type: str = "") -> None:
         assert self._fd is not None
-        failpoints.failpoint(f"fsync.{type}.before")
+        fp = failpoints.active()
+        if fp:
+            failpoints.failpoint(f"fsync.{type}.before")
         try:
             self._ops.fdatasync(self._fd)
         except OSError as e:
             self._fail(f"fsync failed: {e}")
         self._dirty = False
         self._last_sync = time.monotonic()
-        failpoints.failpoint(f"fsync.{type}.after")
+        if fp:
+            failpoints.failpoint(f"fsync.{type}.after")
 
     def _fail(self, why: str) -> None:
         fd, self._fd = self._fd, None

@@ -1,0 +1,75 @@
+"""Shared helpers for the benchmarks: timing that resists drift, child peak RSS, ratio lines.
+
+Benchmarks print ratios against a baseline measured in the same run, interleaving the sides
+(A B A B ...) and keeping each side's best time, because absolute times on shared machines (and
+their virtual disks) drift by a factor of several between seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+Side = Callable[[], float]
+"""One side of a comparison: does its work once and returns the seconds that count."""
+
+
+def timed(fn: Callable[[], object]) -> Side:
+    """A side whose whole call counts."""
+
+    def side() -> float:
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+
+    return side
+
+
+def best_of(rounds: int, *sides: Side, settle: bool = False) -> list[float]:
+    """Run each side once per round, interleaved; return each side's best time in seconds.
+
+    The order of the sides alternates between rounds, so that neither always runs first.
+    ``settle`` flushes all dirty pages (``os.sync``) before each run, so that no side pays for the
+    write-back of data another side left in the page cache. The minimum is the estimate least
+    disturbed by a noisy (virtual) disk: noise only ever adds time.
+    """
+    times: list[list[float]] = [[] for _ in sides]
+    order = list(range(len(sides)))
+    for r in range(rounds):
+        for k in order if r % 2 == 0 else order[::-1]:
+            if settle:
+                os.sync()
+            times[k].append(sides[k]())
+    spread = ", ".join(f"{min(t) * 1e3:.0f}..{statistics.median(t) * 1e3:.0f}" for t in times)
+    print(f"  (best..median ms per run: {spread})")
+    return [min(t) for t in times]
+
+
+def child_peak_rss(code: str, *args: str) -> int:
+    """Peak resident set size in bytes of a fresh Python child running ``code`` (its ru_maxrss)."""
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"child failed with exit code {proc.returncode}")
+    return usage.ru_maxrss * 1024  # Linux reports KiB
+
+
+def scratch_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A temporary directory (``BENCH_DIR`` chooses the disk; default: the system temp dir)."""
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=os.environ.get("BENCH_DIR"))
+
+
+def report(name: str, ratio: float, goal: str, ok: bool, detail: str = "") -> bool:
+    """Print one ratio line; return whether the goal was met."""
+    verdict = "ok" if ok else "MISSED"
+    print(f"{name:<46} {ratio:6.2f}   goal {goal:<7} {verdict:<6} {detail}")
+    return ok
