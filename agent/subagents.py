@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from journal import failpoints
+from journal.effects import clean_env
 from journal.errors import AgentError, WalkbackError
 from journal.fileops import atomic_write
 from journal.runlock import lock_is_held
@@ -27,7 +28,6 @@ from journal.writer import JOURNAL_NAME
 
 from .actions import Action, ChildSpec
 from .state import RunState
-from .tools.command import clean_env
 
 if TYPE_CHECKING:
     from .harness import Harness
