@@ -92,5 +92,6 @@ def make_brief(plan: RecoveryPlan) -> str:
     if plan.live:
         return "\n".join([head, *lines])
     first = "; ".join(todo) + ", then " if todo else ""
-    lines.append(f"Next: {first}continue at {unit} {plan.next_lsn}.")
+    whose = f" of agent {clean(plan.agent, 40)}'s journal" if plan.children else ""
+    lines.append(f"Next: {first}continue at {unit} {plan.next_lsn}{whose}.")
     return "\n".join([head, *lines])

@@ -62,6 +62,7 @@ def test_child_findings_are_reported_with_the_agent_id_and_recovered(run: Run) -
     assert jf["detail"].startswith("agent auth: ") and jf["lsn"] == lsn
     assert "agent auth: Committed through lsn 0." in plan.brief
     assert f"redo agent auth: lsn {lsn}" not in plan.brief and f"agent auth: redo lsn {lsn}" in plan.brief
+    assert plan.brief.endswith(f"then continue at lsn {plan.next_lsn} of agent main's journal.")
     recover(run.dir, apply=True)
     assert (run.ws / "auth.py").read_bytes() == AUTH
     recs = [orjson.loads(x) for x in (run.dir / "agents/auth/journal.jsonl").read_bytes().splitlines()]
