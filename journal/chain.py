@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .errors import UnusableJournal
+from .hashcheck import HashWorker
 from .record import FORMAT_VERSION, H_MARK, ZERO_HASH, line_hash
 from .scanresult import Damage, Record, ScanResult, as_lsn, brief, is_seq_result, parse_line, partial_reason
 
@@ -54,48 +56,67 @@ class V1Chain:
         self.after_gap = False
 
     # -- the fast path --------------------------------------------------------------------------
-    def run(self, blocks: Blocks, offset: int, line_no: int) -> Iterator[Record]:
-        """Check every line of ``blocks``, starting at ``offset`` / after line ``line_no``."""
+    def run(
+        self,
+        blocks: Blocks,
+        offset: int,
+        line_no: int,
+        *,
+        emit: bool = True,
+        worker: HashWorker | None = None,
+    ) -> Iterator[Record]:
+        """Check every line of ``blocks``, starting at ``offset`` / after line ``line_no``.
+
+        With ``emit=False`` records on the fast path are checked but not built (``scan``).
+        ``worker`` vouches for line hashes computed on another core (:mod:`journal.hashcheck`).
+        """
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         sha = hashlib.sha256
         mark = H_MARK
+        suffix = SUFFIX_LEN + 1
         res = self.res
-        last_h = self.last_h
-        expect = self.expect
-        after_gap = self.after_gap
+        last_h, expect, after_gap = self.last_h, self.expect, self.after_gap
+        records, end = res.records, res.valid_end
+        clean = not self.region
         for lines, nl in blocks:
-            for line in lines:
+            clean = clean and nl
+            tags = worker.tags(len(lines)) if worker is not None and nl else repeat(0)
+            for line, tag in zip(lines, tags, strict=False):
                 line_no += 1
                 size = len(line) + 1
-                if nl and not self.region:
-                    i = size - 1 - SUFFIX_LEN
+                if clean:
+                    i = size - suffix
                     try:
                         rec = loads(line)
+                        h = rec["h"]
                         if (
-                            i > 0
-                            and rec["prev"] == last_h
+                            rec["prev"] == last_h
                             and rec["lsn"] == expect
                             and rec["v"] == FORMAT_VERSION
-                            and line.startswith(mark, i)
-                            and rec["h"] == sha(line[:i]).hexdigest()
+                            and (
+                                (tag and tag == 0x8000 | (size & 0x7FFF))
+                                or (i > 0 and line.startswith(mark, i) and h == sha(line[:i]).hexdigest())
+                            )
                         ):
-                            if expect == 0 and rec.get("type") == "run.start" and res.records == 0:
+                            if not records and rec.get("type") == "run.start" and expect == 0:
                                 res.header = rec
-                            res.records += 1
-                            last_h = rec["h"]
+                            records += 1
+                            last_h = h
                             expect += 1
-                            res.valid_end = offset + size
-                            yield Record(expect - 1, offset, line_no, size, rec, after_gap)
+                            end = offset + size
+                            if emit:
+                                yield Record(expect - 1, offset, line_no, size, rec, after_gap)
                             offset += size
                             continue
                     except (decode_error, KeyError, TypeError):
                         pass
-                self.last_h, self.expect = last_h, expect
+                self.last_h, self.expect, res.records, res.valid_end = last_h, expect, records, end
                 yield from self.feed(offset, line_no, line, nl)
                 last_h, expect, after_gap = self.last_h, self.expect, self.after_gap
+                records, end, clean = res.records, res.valid_end, nl and not self.region
                 offset += size if nl else len(line)
-        self.last_h, self.expect = last_h, expect
+        self.last_h, self.expect, res.records, res.valid_end = last_h, expect, records, end
         self.finish()
 
     def finish(self) -> None:

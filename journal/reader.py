@@ -19,6 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import orjson
+
+from . import hashcheck
 from .chain import Blocks, SeedChain, V1Chain, recognise
 from .errors import JournalError, UnusableJournal
 from .scanresult import Damage, Record, ScanResult, is_seq_result, parse_line
@@ -59,12 +62,31 @@ def _blocks(f: BinaryIO) -> tuple[int, Iterator[tuple[list[bytes], bool]]]:
     return start, gen(first[start:])
 
 
+def _json_array(line: bytes) -> bool:
+    """True when a first line is a JSON array, or the opening of a pretty-printed one.
+
+    A line that merely starts with ``[`` but does not parse may be a damaged header (``{`` and
+    ``[`` are one bit apart): then the reader looks further before giving up.
+    """
+    text = line.strip()
+    if text == b"[":
+        return True
+    if text[:1] != b"[":
+        return False
+    try:
+        return isinstance(orjson.loads(text), list)
+    except orjson.JSONDecodeError:
+        return False
+
+
 class Scanner:
     """Iterate a journal's readable records; ``result`` describes integrity when done."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, emit: bool = True) -> None:
         self.path = journal_path(path)
         self.result = ScanResult(path=self.path)
+        self.emit = emit
+        """False: check only; intact records are not built (what ``scan`` needs)."""
 
     def __iter__(self) -> Iterator[Record]:
         path = self.path
@@ -83,7 +105,15 @@ class Scanner:
             chain, held, offset, line_no, rest = self._detect(start, blocks)
             for o, n, raw, nl in held:
                 yield from chain.feed(o, n, raw, nl)
-            yield from chain.run(rest, offset, line_no)
+            if isinstance(chain, SeedChain):
+                yield from chain.run(rest, offset, line_no)
+                return
+            worker = hashcheck.start(path, offset, st.st_size)
+            try:
+                yield from chain.run(rest, offset, line_no, emit=self.emit, worker=worker)
+            finally:
+                if worker is not None:
+                    worker.close()
 
     def _detect(
         self, offset: int, blocks: Iterator[tuple[list[bytes], bool]]
@@ -101,7 +131,7 @@ class Scanner:
                 if not line.strip():
                     offset += size
                     continue
-                if first_why is None and line.lstrip()[:1] == b"[":
+                if first_why is None and _json_array(line):
                     raise UnusableJournal(
                         "not a walkback journal: a JSON array, not JSON lines (one object per line)",
                         path=path,
@@ -143,7 +173,7 @@ class Scanner:
 
 def scan(path: str | Path) -> ScanResult:
     """Scan a whole journal for integrity, discarding the records."""
-    s = Scanner(path)
+    s = Scanner(path, emit=False)
     for _ in s:
         pass
     return s.result

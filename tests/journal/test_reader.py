@@ -240,7 +240,7 @@ def test_blank_lines_are_ignored(journal_file: Path) -> None:
         (b"\x00" * 5000, "NUL bytes", 1),
         (b'[{"lsn":0,"type":"plan"}]\n', "a JSON array, not JSON lines", 1),
         (b"[\n" + b'  {"lsn":0,"type":"plan"}\n' + b"]\n", "a JSON array", 1),
-        (b'{"lsn":0,"type":"plan","x":"\xff\xfe"}\n', "not valid UTF-8", 1),
+        (b'{"lsn":0,"type":"plan","x":"\xff\xfe"}\n', "not UTF-8 text (byte 0xff at byte 28)", 1),
         (b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n", "depth limit exceeded", 1),
         (b'{"type":"user","message":"hi"}\n' * 3, "without `v`, `lsn`+`type` or `seq`", 1),
         (b"\n\nhello world\n", "not JSON", 3),

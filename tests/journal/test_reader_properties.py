@@ -149,3 +149,10 @@ def test_swapped_records_are_detected(sample: Sample, data: st.DataObject) -> No
     lines[i], lines[j] = lines[j], lines[i]
     _, res = sample.scan_bytes(b"".join(lines))
     assert not res.intact
+
+
+def test_every_bit_flip_in_the_header_is_corruption_at_line_1_never_an_unusable_file(sample: Sample) -> None:
+    for bit in range(sample.ends[0] * 8):
+        records, res = sample.scan_bytes(_flip(sample.data, bit))
+        assert res.corrupt and res.corrupt[0].line == 1 and not res.torn, bit
+        assert records[-1] == sample.records[-1].data, bit

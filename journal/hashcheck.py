@@ -1,0 +1,74 @@
+"""Line hashes checked by a child process, so a big journal is parsed and hashed on two cores.
+
+Hashing a line costs about as much as parsing it, and CPython parses and hashes on one core. For a
+journal of at least :data:`MIN_BYTES`, the reader starts ``_hashworker.py`` (standard library
+only), which reads the same file and reports for each line whether its ``h`` is the sha256 of its
+body, tagged with the line's length. The reader's own checks (parse, ``prev``, lsn, version) stay
+in the reader; a line the worker did not vouch for, or whose tag does not match, is hashed
+in-process as before. If the worker cannot start or stops early, everything is hashed in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from array import array
+from itertools import repeat
+from pathlib import Path
+
+MIN_BYTES = 32 << 20
+WORKER = Path(__file__).with_name("_hashworker.py")
+
+
+class HashWorker:
+    """The child process and the stream of its per-line tags."""
+
+    def __init__(self, path: Path, offset: int) -> None:
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-I", str(WORKER), str(path), str(offset)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            bufsize=0,
+        )
+
+    def tags(self, n: int) -> array[int] | repeat[int]:
+        """The tags of the next ``n`` lines (zeros, meaning "not vouched for", once it has stopped)."""
+        if self.proc is None or self.proc.stdout is None:
+            return repeat(0, n)
+        want = 2 * n
+        chunks: list[bytes] = []
+        fd = self.proc.stdout.fileno()
+        while want:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+        data = b"".join(chunks)
+        if want or len(data) % 2:
+            self.close()
+            return repeat(0, n)
+        tags = array("H", data)
+        if sys.byteorder != "little":
+            tags.byteswap()
+        return tags
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+            self.proc = None
+
+
+def start(path: Path, offset: int, size: int) -> HashWorker | None:
+    """A worker for the rest of ``path`` from ``offset`` if it is big enough to gain from one."""
+    if size - offset < MIN_BYTES or (os.cpu_count() or 1) < 2:
+        return None
+    try:
+        return HashWorker(path, offset)
+    except OSError:
+        return None
