@@ -36,6 +36,9 @@ def make_checkpoint(workspace: Path, run_dir: Path, *, branch: str, parent: str 
             os.unlink(index)
     parents = ["-p", parent] if parent else []
     sha = git(workspace, "commit-tree", tree, *parents, "-m", message)
+    ref_lock = workspace / git(workspace, "rev-parse", "--git-path", f"refs/heads/{branch}.lock")
+    if ref_lock.exists():  # an update-ref killed mid-way; the branch is this run's and we hold its lock
+        os.unlink(ref_lock)
     git(workspace, "update-ref", "-m", "walkback checkpoint", f"refs/heads/{branch}", sha)
     return sha
 
