@@ -50,7 +50,7 @@ class Torture:
         def one(i_spec: tuple[int, Spec]) -> tuple[Spec, Outcome]:
             i, spec = i_spec
             lab = self.labs[spec.scenario]
-            case = spec.case(lab.golden.seconds) if isinstance(spec, Seeded) else spec
+            case = spec.case(lab.header_at, lab.golden.seconds) if isinstance(spec, Seeded) else spec
             return spec, lab.run(case, self.root / f"case-{start + i:04d}")
 
         with ThreadPoolExecutor(WORKERS) as pool:

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from journal.blobs import BlobStore
 from journal.errors import BlobError
@@ -67,6 +68,12 @@ class Golden:
     """Wall time of the clean run (the range random kills are drawn from)."""
 
 
+def _target(rec: dict[str, Any]) -> str:
+    """The target, with a URL's host and port dropped (each case has its own demo service)."""
+    t = str(rec["target"])
+    return urlsplit(t).path if t.startswith("http") else t
+
+
 def fingerprint(records: list[dict[str, Any]]) -> Fingerprint:
     """The journal's meaning, without lsns, times, recovery and checkpoint records."""
     by_lsn = {r["lsn"]: r for r in records}
@@ -74,12 +81,12 @@ def fingerprint(records: list[dict[str, Any]]) -> Fingerprint:
     for r in records:
         t = r["type"]
         if t == "intent":
-            out[(t, r["step"], r["tool"], r["target"], r["post"])] += 1
+            out[(t, r["step"], r["tool"], _target(r), r["post"])] += 1
         elif t in ("commit", "fail"):
             i = by_lsn[r["ref"]]
-            out[(t, i["step"], i["tool"], i["target"])] += 1
+            out[(t, i["step"], i["tool"], _target(i))] += 1
         elif t == "approval.request":
-            out[(t, r["step"], r["tool"], r["target"])] += 1
+            out[(t, r["step"], r["tool"], _target(r))] += 1
         elif t == "approval.decision":
             out[(t, by_lsn[r["ref"]]["step"], r["decision"])] += 1
         elif t == "agent.spawn":
@@ -181,7 +188,7 @@ def _acks(acks: Path, by_path: dict[str, dict[int, str]]) -> list[str]:
     out = []
     for line in acks.read_text().splitlines():
         parts = line.split("\t")
-        if len(parts) != 3:
+        if len(parts) != 4:
             continue  # a line cut by the kill that stopped its writer
         path, lsn, h = parts[0], int(parts[1]), parts[2]
         have = by_path.get(path)

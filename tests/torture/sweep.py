@@ -163,13 +163,21 @@ def recovery_cases() -> list[Case]:
     ]
 
 
-def random_case(scenario: str, seed: int, horizon: float) -> Case:
-    """A kill after a seeded random delay in ``[0, horizon)`` (the clean run's wall time), then up
-    to two resumes killed the same way; for the multi-agent task sometimes with orphans left."""
+def random_case(scenario: str, seed: int, start: float, end: float) -> Case:
+    """A kill after a seeded random delay in ``[start, end)``, then up to two resumes killed the
+    same way; for the multi-agent task sometimes with the subagents left running.
+
+    ``start`` is when a clean run's header became durable (process start-up; under load some
+    kills still land before it), ``end`` its wall time (some runs finish before their kill).
+    """
     rng = random.Random(f"{scenario}:{seed}")
     orphans = scenario == "multi" and rng.random() < 0.25
-    first = Crash(delay=round(rng.uniform(0, horizon), 3), orphans=orphans)
-    then = tuple(Crash(delay=round(rng.uniform(0, horizon), 3)) for _ in range(rng.choice((0, 0, 1, 2))))
+
+    def delay() -> float:
+        return round(rng.uniform(start, end), 3)
+
+    first = Crash(delay=delay(), orphans=orphans)
+    then = tuple(Crash(delay=delay()) for _ in range(rng.choice((0, 0, 1, 2))))
     return Case(scenario, first, then, seed=seed)
 
 
@@ -180,8 +188,8 @@ class Seeded:
     scenario: str
     seed: int
 
-    def case(self, horizon: float) -> Case:
-        return random_case(self.scenario, self.seed, horizon)
+    def case(self, start: float, end: float) -> Case:
+        return random_case(self.scenario, self.seed, start, end)
 
     def __str__(self) -> str:
         return f"{self.scenario}-seed-{self.seed}"

@@ -103,6 +103,8 @@ class Outcome:
     before_header: bool = False
     """The first kill landed before the journal's header existed (the run started again)."""
     observed: Observed | None = None
+    started: float = 0.0
+    """Unix time the first process was started."""
     seconds: float = 0.0
 
     @property
@@ -131,6 +133,13 @@ def _killpg(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def census_of(workdir: Path) -> Counter[tuple[str, str]]:
+    """(agent, failpoint) -> how often the case's processes reached it (see ``hook/``)."""
+    path = workdir / "census.tsv"
+    lines = path.read_text().splitlines() if path.exists() else []
+    return Counter((a, n) for a, _, n in (line.partition("\t") for line in lines))
+
+
 def readable_types(run_dir: Path) -> list[str]:
     """The types of the readable records of the run's journal (none: it never really started)."""
     try:
@@ -152,9 +161,10 @@ class Lab:
         if clean.observed is None or clean.problems:
             raise AssertionError("the clean run failed:\n  " + clean.report())
         self.golden = golden_of(clean.observed, clean.seconds)
-        self.census = Counter(
-            tuple(line.split("\t")) for line in (root / "clean" / "census.tsv").read_text().splitlines()
-        )
+        first_ack = float((root / "clean" / "acks.tsv").read_text().split("\n", 1)[0].split("\t")[3])
+        self.header_at = first_ack - clean.started
+        """Seconds from starting the clean run until its header was durable (process start-up)."""
+        self.census = census_of(root / "clean")
         """(agent, failpoint) -> times a clean run reaches it."""
 
     def run(self, case: Case, workdir: Path) -> Outcome:
@@ -172,8 +182,9 @@ class Lab:
         svc = DemoService(workdir / "service") if self.scenario.service else None
         common = ["--approve-all", "--service", svc.start()] if svc else []
         env = base_env(workdir)
+        env["WALKBACK_TORTURE_CENSUS"] = str(workdir / "census.tsv")
         if census:  # a failpoint that never fires, so the writer reaches (and logs) all of its own
-            env.update(WALKBACK_TORTURE_CENSUS=str(workdir / "census.tsv"), WALKBACK_FAILPOINT="census")
+            env["WALKBACK_FAILPOINT"] = "census"
         d = _Driver(self, out, ws, env, log, common)
         t0 = time.monotonic()
         try:
@@ -234,6 +245,7 @@ class _Driver:
     def drive(self, run_dir: Path) -> Path | None:
         """Start, kill, resume (killing resumes as the case says) until the run completes."""
         case, out = self.out.case, self.out
+        out.started = time.time()
         rc = self.walkback(self._run_args(run_dir), case.crash)
         out.history.append(f"run [{case.crash}]: exit {rc}")
         if case.crash.in_child:
@@ -246,13 +258,12 @@ class _Driver:
             out.problems.append(f"the run failed (exit {rc}) instead of dying or finishing; see {self.log}")
             return None
         out.kills += 1
-        types = readable_types(run_dir)
-        if not types:
+        if not readable_types(run_dir):
             return self._restart(run_dir)
         resume = ["agent", "resume", str(run_dir), *self.common]
-        if "run.end" in types:
-            return self._ended(run_dir, resume)
         for crash in (*case.resume_crashes, None):
+            if "run.end" in readable_types(run_dir):
+                return self._ended(run_dir, resume)
             rc = self.walkback(resume, crash)
             out.history.append(f"resume [{crash or Crash()}]: exit {rc}")
             if rc == 0:
@@ -268,8 +279,10 @@ class _Driver:
         return ["agent", "run", task, "--workspace", str(self.ws), "--run-dir", str(run_dir), *self.common]
 
     def _child_killed(self, run_dir: Path, rc: int) -> Path | None:
-        """A subagent died at its failpoint: the parent restarts it and must still finish."""
-        if b"stopped without finishing" not in self.log.read_bytes():
+        """A subagent died at its failpoint: the parent restarts it (if it had not ended) and finishes."""
+        crash = self.out.case.crash
+        name, _, nth = str(crash.failpoint).partition(":")
+        if census_of(self.out.workdir)[(str(crash.agent), name)] < int(nth or 1):
             self.out.problems.append(f"failpoint {self.out.case.crash} never fired")
             return None
         self.out.kills += 1

@@ -5,7 +5,8 @@ subagents, a resume) loads it. It changes no behaviour; it only reports, to file
 journal's file system paths:
 
 * ``WALKBACK_TORTURE_ACKS=FILE``: after each ``FileOps.fdatasync`` of a journal *returns*, one
-  line ``<journal path> TAB <lsn> TAB <h>`` naming the last record that fsync made durable. A
+  line ``<journal path> TAB <lsn> TAB <h> TAB <unix time>`` naming the last record that fsync made
+  durable. A
   record listed here was acknowledged, so no crash or recovery may ever lose it.
 * ``WALKBACK_TORTURE_CENSUS=FILE``: one line ``<agent> TAB <failpoint>`` per failpoint reached,
   so a clean run tells the torture sweep which failpoints each agent passes and how often.
@@ -20,6 +21,7 @@ import importlib.abc
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -60,7 +62,7 @@ def _patch_fileops(module: ModuleType, ack: Callable[[str], None]) -> None:
         if path.endswith("journal.jsonl"):
             last = _last_record(path, os.fstat(fd).st_size)
             if last is not None:
-                ack(f"{path}\t{last[0]}\t{last[1]}")
+                ack(f"{path}\t{last[0]}\t{last[1]}\t{time.time():.6f}")
 
     module.FileOps.fdatasync = fdatasync
 
