@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -102,33 +101,34 @@ def _blob_loader(stores: list[BlobStore]) -> Callable[[str], bytes | None]:
 
 
 class _Refs:
-    """lsn/seq -> event index of one journal: an array for the usual dense run, a dict for the rest.
+    """lsn/seq -> event index for one journal, without storing a thing for the usual dense run.
 
-    A million-record journal needs 8 bytes per record here instead of a dict entry's ~100. The
-    first record with a given number wins (a duplicate after corruption does not steal refs).
+    Records numbered base, base+1, ... become consecutive events from ``first``, so their index is
+    arithmetic; only numbers off that run (after damage, or every seq of the seq dialect, whose
+    results interleave) go to a dict. The first record with a given number wins.
     """
 
-    def __init__(self) -> None:
-        self.base: int | None = None
-        self.dense = array("q")
+    def __init__(self, first: int, *, dense: bool) -> None:
+        self.first = first
+        self.base = -1
+        self.next = -1 if dense else -2
+        """The number that extends the dense run (-2: no dense run for this journal)."""
         self.sparse: dict[int, int] = {}
 
     def put(self, key: int, index: int) -> None:
-        if self.base is None:
-            self.base = key
-        k = key - self.base
-        if k == len(self.dense):
-            self.dense.append(index)
-        elif not 0 <= k < len(self.dense):
+        if key == self.next:
+            self.next += 1
+        elif self.next == -1:
+            self.base, self.next = key, key + 1
+        elif not self.base <= key < self.next:
             self.sparse.setdefault(key, index)
 
     def get(self, key: Any) -> int:
         """The index of the record numbered ``key``, or -1 (also for a non-integer ``key``)."""
-        if type(key) is not int or self.base is None:
+        if key.__class__ is not int:
             return -1
-        k = key - self.base
-        if 0 <= k < len(self.dense):
-            return self.dense[k]
+        if self.base <= key < self.next:
+            return self.first + key - self.base
         return self.sparse.get(key, -1)
 
 
@@ -146,7 +146,7 @@ def _load_one(
     stores.append(BlobStore(jpath.parent / "blobs"))
     t = session.table
     scanner = Scanner(jpath)
-    refs = _Refs()
+    refs = _Refs(len(t), dense=True)
     children: list[tuple[Path, int]] = []
     gap_lines: set[int] = set()
     outcomes: dict[str, str] = {}
@@ -154,10 +154,13 @@ def _load_one(
     ended = ""
     n = 0
     seq = False
+    clock = _Clock()
+    append = t.append
     for rec in scanner:
         d = rec.data
         if n == 0:
             seq = scanner.result.dialect == "seq"
+            refs = _Refs(len(t), dense=not seq)
             agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
             _add_agent(session, d, agent_id, parent, spawned_by)
         typ = d.get("type")
@@ -167,17 +170,21 @@ def _load_one(
             typ = "commit" if completes_seq else ("intent" if "tool" in d else typ)
             if completes_seq and str(d.get("status", "ok")).lower() not in OK_WORDS:
                 typ = "fail"
-        typ = typ if isinstance(typ, str) else ""
+        if typ.__class__ is not str:
+            typ = ""
         kind = TYPE_KIND.get(typ, "other")
-        ref = refs.get(rec.lsn if completes_seq else d.get("ref", d.get("intent")))
-        status = _status(typ, d)
-        i = t.append(
+        key = rec.lsn if completes_seq else d.get("ref", d.get("intent"))
+        ref = -1 if key is None else refs.get(key)
+        status = _status(typ, d) if typ in DERIVED_STATUS else FIXED_STATUS.get(typ, "")
+        who = d.get("agent")
+        tool = d.get("tool")
+        i = append(
             kind=kind,
             type=typ or "?",
             lsn=rec.lsn,
-            ts=parse_time(d["ts"]) if "ts" in d else math.nan,
-            agent=str(d.get("agent") or agent_id),
-            tool=str(d.get("tool") or ""),
+            ts=clock(d["ts"]) if "ts" in d else math.nan,
+            agent=who if who.__class__ is str and who else agent_id,
+            tool=tool if tool.__class__ is str else str(tool or ""),
             target=target_of(d) if kind in ("tool_call", "approval_request") else "",
             status=status,
             ref=ref,
@@ -188,28 +195,24 @@ def _load_one(
         )
         if rec.after_gap:
             gap_lines.add(rec.line)
-        if not completes_seq:
+        if completes_seq:
+            pass
+        elif rec.lsn == refs.next:
+            refs.next += 1
+        else:
             refs.put(rec.lsn, i)
         if ref >= 0:
             _complete(session, typ, d, ref, status)
-        if kind == "tool_call" and "approval" in d:
-            request = refs.get(d["approval"])
-            if request >= 0:
-                session.gated[request] = i
-        elif typ == "agent.spawn" and isinstance(d.get("child_dir"), str):
-            child = _child_path(jpath, d["child_dir"])
-            if child is not None:
-                children.append((child, i))
-        elif typ == "agent.end" and isinstance(d.get("child_agent"), str):
-            outcomes[d["child_agent"]] = status
-        elif typ in ("run.end", "cancel"):
-            ended = str(d.get("status") or ("cancelled" if typ == "cancel" else "completed"))
-        elif typ in ("recovery", "journal.recovered"):
-            session.recovered = True
-            if typ == "recovery":
-                _finding(session, d)
-        elif typ == "commit" and parent is None:
-            session.last_committed_lsn = rec.lsn
+        if kind == "tool_call":
+            if "approval" in d:
+                request = refs.get(d["approval"])
+                if request >= 0:
+                    session.gated[request] = i
+        elif typ == "commit":
+            if parent is None:
+                session.last_committed_lsn = rec.lsn
+        elif typ in NOTABLE:
+            ended = _notable(session, jpath, typ, d, i, status, children, outcomes) or ended
         n += 1
         if progress and n % 65536 == 0:
             progress(n)
@@ -224,18 +227,18 @@ def _load_one(
         if d.line not in gap_lines
     )
     if parent is None:
-        _finish_main(session, jpath, res, ended, src)
+        _finish_main(session, jpath, res, ended)
     for child_path, spawn_index in children:
         if child_path.is_file() and child_path not in session.sources:
             _load_one(
                 session, child_path, parent=agent_id, spawned_by=spawn_index, stores=stores, progress=progress
             )
-    for child, outcome in outcomes.items():
-        if child in session.agents:
-            session.agents[child].outcome = outcome
+    for name, outcome in outcomes.items():
+        if name in session.agents:
+            session.agents[name].outcome = outcome
 
 
-def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str, src: int) -> None:
+def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str) -> None:
     """Session-level facts that come from the top-level journal."""
     session.header = res.header or {}
     dialect = res.dialect
@@ -269,25 +272,78 @@ def _add_agent(
         session.runs.append(run)
 
 
+FIXED_STATUS = {
+    "intent": "pending",
+    "fail": "failed",
+    "approval.request": "pending",
+    "agent.spawn": "running",
+    "journal.recovered": "torn",
+}
+"""Statuses that follow from the record type alone (an intent is pending until completed)."""
+DERIVED_STATUS = frozenset({"commit", "approval.decision", "agent.end", "recovery", "test.result", "run.end"})
+NOTABLE = frozenset({"agent.spawn", "agent.end", "run.end", "cancel", "recovery", "journal.recovered"})
+"""Types that say something about the session beyond their own event."""
+
+
+class _Clock:
+    """A journal's RFC 3339 times as epoch seconds: each minute is parsed once, seconds added."""
+
+    def __init__(self) -> None:
+        self.minutes: dict[str, float] = {}
+
+    def __call__(self, value: Any) -> float:
+        if value.__class__ is str and len(value) == 27 and value[26] == "Z":
+            base = self.minutes.get(value[:16])
+            if base is None:
+                if len(self.minutes) >= 4096:
+                    self.minutes.clear()
+                base = self.minutes[value[:16]] = parse_time(value[:16] + ":00Z")
+            try:
+                sec = float(value[17:26])
+            except ValueError:
+                return parse_time(value)
+            if 0.0 <= sec < 61.0 and value[16] == ":" and value[19] == ".":
+                return base + sec
+        return parse_time(value)
+
+
+def _notable(
+    session: Session,
+    jpath: Path,
+    typ: str,
+    d: dict[str, Any],
+    i: int,
+    status: str,
+    children: list[tuple[Path, int]],
+    outcomes: dict[str, str],
+) -> str:
+    """Session facts from spawns, ends and recovery records; returns a run's end status if any."""
+    if typ == "agent.spawn":
+        child = _child_path(jpath, d["child_dir"]) if isinstance(d.get("child_dir"), str) else None
+        if child is not None:
+            children.append((child, i))
+    elif typ == "agent.end":
+        if isinstance(d.get("child_agent"), str):
+            outcomes[d["child_agent"]] = status
+    elif typ in ("run.end", "cancel"):
+        return str(d.get("status") or ("cancelled" if typ == "cancel" else "completed"))
+    else:
+        session.recovered = True
+        if typ == "recovery":
+            _finding(session, d)
+    return ""
+
+
 def _status(typ: str, d: dict[str, Any]) -> str:
-    if typ == "intent":
-        return "pending"
+    """The status of a record whose type alone does not say it."""
     if typ == "commit":
         return "recovered" if d.get("recovered") else "ok"
-    if typ == "fail":
-        return "failed"
-    if typ == "approval.request":
-        return "pending"
     if typ == "approval.decision":
         return "approved" if str(d.get("decision")) in ("approve", "approved", "yes") else "denied"
-    if typ == "agent.spawn":
-        return "running"
     if typ == "agent.end":
         return str(d.get("outcome") or "completed")
     if typ == "recovery":
         return str(d.get("finding") or "")
-    if typ == "journal.recovered":
-        return "torn"
     if typ == "test.result":
         return "ok" if d.get("passed", d.get("exit_code") == 0) else "failed"
     if typ == "run.end":

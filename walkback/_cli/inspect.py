@@ -12,7 +12,7 @@ from .common import emit_json, handle_errors, json_option, progress_printer, saf
 
 
 def summary(session: Any) -> dict[str, Any]:
-    """The ``show --json`` document (stable keys; see docs/cli.md)."""
+    """The ``show --json`` document; its keys are a contract (tests/cli pins them)."""
     pending = []
     for i in session.pending():
         ev = session.event(i)
