@@ -88,7 +88,9 @@ def summarize(outcomes: list[Outcome], labs: dict[str, Lab], seconds: float, roo
     failed = [o for o in outcomes if not o.ok]
     good = kills - sum(o.kills for o in failed)
     print(f"\n{len(outcomes)} cases, {kills} SIGKILLs in {seconds:.0f}s ({root})")
-    print(f"passed: {len(outcomes) - len(failed)}/{len(outcomes)} cases, {good}/{kills} kills recovered exactly")
+    print(
+        f"passed: {len(outcomes) - len(failed)}/{len(outcomes)} cases, {good}/{kills} kills recovered exactly"
+    )
     early = sum(o.before_header for o in outcomes)
     print(f"  ({early} first kills landed before the journal had a header: resume refused, run restarted)")
     by: dict[str, list[float]] = defaultdict(list)
@@ -103,7 +105,10 @@ def summarize(outcomes: list[Outcome], labs: dict[str, Lab], seconds: float, roo
         )
     seeds = [f"{o.case.seed} ({o.case.scenario})" for o in failed if o.case.seed is not None]
     print("failing seeds: " + (" ".join(seeds) if seeds else "none"))
-    print("failing failpoint cases: " + ("; ".join(str(o.case) for o in failed if o.case.seed is None) or "none"))
+    print(
+        "failing failpoint cases: "
+        + ("; ".join(str(o.case) for o in failed if o.case.seed is None) or "none")
+    )
     sys.exit(1 if failed else 0)
 
 

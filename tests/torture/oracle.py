@@ -132,7 +132,9 @@ def check(obs: Observed, golden: Golden) -> list[str]:
         if fp != golden.journals.get(agent):
             extra = fp - golden.journals.get(agent, Counter())
             missing = golden.journals.get(agent, Counter()) - fp
-            problems.append(f"{agent}: journal means something else: extra {dict(extra)}, missing {dict(missing)}")
+            problems.append(
+                f"{agent}: journal means something else: extra {dict(extra)}, missing {dict(missing)}"
+            )
         problems += _closed_once(agent, recs) + _blobs(path, recs)
         keyed |= {
             str(r["idempotency_key"])
@@ -175,7 +177,9 @@ def _blobs(path: Path, recs: list[dict[str, Any]]) -> list[str]:
 def _effects(effects: dict[str | None, int], keyed: set[str], want: int) -> list[str]:
     out = [f"key {k!r} acted {n} times" for k, n in effects.items() if n != 1]
     if set(effects) != keyed:
-        out.append(f"service acted on keys {sorted(map(str, effects))}, committed intents carry {sorted(keyed)}")
+        out.append(
+            f"service acted on keys {sorted(map(str, effects))}, committed intents carry {sorted(keyed)}"
+        )
     if sum(effects.values()) != want:
         out.append(f"service acted {sum(effects.values())} times, the clean run {want}")
     return out

@@ -309,7 +309,9 @@ class _Driver:
         rc = self.walkback(["agent", "resume", str(run_dir), *self.common])
         last = self.log.read_bytes().decode("utf-8", "replace").rstrip().splitlines()[-1]
         if rc not in (1, 2) or not last.startswith("Error: "):
-            out.problems.append(f"resume of a run without a header: exit {rc}, {last!r} (want an Error: line)")
+            out.problems.append(
+                f"resume of a run without a header: exit {rc}, {last!r} (want an Error: line)"
+            )
         fresh = run_dir.with_name("run-again")
         rc = self.walkback(self._run_args(fresh))
         out.history.append(f"killed before the header was durable; resume refused; run again: exit {rc}")
