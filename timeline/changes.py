@@ -98,11 +98,11 @@ def change_view(
     pre_text, pre_badge = _image(session, fc.pre, fc.pre_text)
     post_text, post_badge = _image(session, fc.post, fc.post_text)
     previous = None
-    later: list[int] = []
+    later = np.zeros(0, np.int64)
     if history is not None and len(history):
         k = int(np.searchsorted(history, i))
         previous = int(history[k - 1]) if k > 0 else None
-        later = [int(x) for x in history[k + 1 :]]
+        later = history[k + 1 :]
     badges = [_chain_badge(session, fc, previous)]
     if pre_badge:
         badges.append(Badge("pre " + pre_badge.label, pre_badge.ok, pre_badge.detail))
@@ -135,7 +135,7 @@ def _inside(workspace: Path, target: str) -> Path | None:
     return p if p == base or base in p.parents else None
 
 
-def workspace_badges(session: Session, fc: FileChange, workspace: Path, later: list[int]) -> list[Badge]:
+def workspace_badges(session: Session, fc: FileChange, workspace: Path, later: np.ndarray) -> list[Badge]:
     """Does the file in the workspace now, and at git HEAD, hold this change's ``post``?"""
     path = _inside(workspace, fc.path)
     if path is None:
@@ -153,10 +153,10 @@ def workspace_badges(session: Session, fc: FileChange, workspace: Path, later: l
     return out
 
 
-def _compare(where: str, actual: str, post: str, session: Session, later: list[int]) -> Badge:
+def _compare(where: str, actual: str, post: str, session: Session, later: np.ndarray) -> Badge:
     if actual == post:
         return Badge(f"{where} = post", True)
-    for j in later:
+    for j in map(int, later[::-1]):  # newest first: the file most likely holds the last change
         other = session.file_change(j)
         if other is not None and other.post == actual:
             return Badge(f"{where} = post of later step {j + 1}", None)

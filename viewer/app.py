@@ -66,19 +66,32 @@ def _check_port(host: str, port: int) -> None:
         try:
             s.bind((host, port))
         except OSError as e:
-            raise ViewerError(f"cannot listen on {host}:{port} ({e.strerror}); choose another --port") from None
+            raise ViewerError(
+                f"cannot listen on {host}:{port} ({e.strerror}); choose another --port"
+            ) from None
 
 
-def make_store(paths: list[Path], *, workspace: Path | None = None, analyzer: Analyzer | None = None,
-               loader: Loader | None = None, detect: Callable[[Path], Any] | None = None) -> SessionStore:
+def make_store(
+    paths: list[Path],
+    *,
+    workspace: Path | None = None,
+    analyzer: Analyzer | None = None,
+    loader: Loader | None = None,
+    detect: Callable[[Path], Any] | None = None,
+) -> SessionStore:
     """A store over ``paths`` (folders of runs expanded) using the importer registry by default."""
     import importers
 
     for p in paths:
         if not p.exists():
             raise ViewerError("no such file or directory", path=p)
-    store = SessionStore(paths, loader=loader or importers.load, detect=detect or importers.detect,
-                         workspace=workspace, analyzer=analyzer)
+    store = SessionStore(
+        paths,
+        loader=loader or importers.load,
+        detect=detect or importers.detect,
+        workspace=workspace,
+        analyzer=analyzer,
+    )
     if not store.entries:
         raise ViewerError("no journal or known agent log found here", path=paths[0] if paths else None)
     return store

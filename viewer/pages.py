@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 from fastapi import Request
 from fastapi.responses import PlainTextResponse, Response
@@ -65,5 +65,8 @@ def register_pages(store: SessionStore) -> None:
         data = entry.session.blob("sha256:" + hexd) if entry and entry.session else None
         if data is None:
             return PlainTextResponse("no such blob in this session", status_code=404)
-        return Response(data, media_type="application/octet-stream",
-                        headers={"Content-Disposition": f'attachment; filename="{hexd}.blob"'})
+        return Response(
+            data,
+            media_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{hexd}.blob"'},
+        )

@@ -81,6 +81,8 @@ def token_middleware(token: str) -> type[BaseHTTPMiddleware]:
                 return _secure(resp)
             if _same(request.cookies.get(COOKIE, ""), token):
                 return await call_next(request)
-            return _secure(PlainTextResponse("Unauthorized: open the URL with the token that walkback printed.", 401))
+            return _secure(
+                PlainTextResponse("Unauthorized: open the URL with the token that walkback printed.", 401)
+            )
 
     return TokenMiddleware

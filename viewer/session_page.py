@@ -96,15 +96,19 @@ class SessionPage:
         self.cursor.subscribe(self._moved)
         self.header_box = ui.column().classes("w-full gap-0")
         live = session.status == "running"
-        self.controls = Controls(self.cursor, ControlActions(
-            first=lambda: self.cursor and self.cursor.first(),
-            prev=lambda: self.cursor and self.cursor.prev(),
-            toggle=self._toggle,
-            next=lambda: self.cursor and self.cursor.next(),
-            last=lambda: self.cursor and self.cursor.last(),
-            jump=self._jump,
-            speed=self._speed,
-        ), live=live)
+        self.controls = Controls(
+            self.cursor,
+            ControlActions(
+                first=lambda: self.cursor and self.cursor.first(),
+                prev=lambda: self.cursor and self.cursor.prev(),
+                toggle=self._toggle,
+                next=lambda: self.cursor and self.cursor.next(),
+                last=lambda: self.cursor and self.cursor.last(),
+                jump=self._jump,
+                speed=self._speed,
+            ),
+            live=live,
+        )
         self.chart_box = ui.column().classes("w-full gap-0")
         with ui.splitter(value=48).classes("w-full wb-split-main") as split:
             with split.before:
@@ -127,8 +131,9 @@ class SessionPage:
 
     def _detail_ctx(self) -> DetailContext:
         assert self.entry.derived is not None
-        return DetailContext(sid=self.sid, files=self.entry.derived.files, workspace=self.store.workspace,
-                             on_pick=self._pick)
+        return DetailContext(
+            sid=self.sid, files=self.entry.derived.files, workspace=self.store.workspace, on_pick=self._pick
+        )
 
     def _fill(self) -> None:
         """(Re)draw everything that depends on the loaded session."""

@@ -238,9 +238,10 @@ class SessionStore:
             self._queued.add(entry.id)
         self._queue.put((priority, next(self._seq), entry.id))
 
-    def load_now(self, entry: Entry) -> None:
-        """Load synchronously (tests, benchmarks and the CLI's pre-flight)."""
-        self._load(entry)
+    def load_now(self, entry: Entry, *, second_pass: bool = True) -> None:
+        """Load synchronously (tests and benchmarks); the second pass can be left out."""
+        if self._load(entry) and second_pass:
+            self._second_pass(entry)
 
     def wait(self, entry: Entry, timeout: float = 60.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -260,13 +261,15 @@ class SessionStore:
             with self._lock:
                 self._queued.discard(sid)
             try:
-                self._load(entry)
+                if self._load(entry):
+                    self._second_pass(entry)
             except Exception as e:  # noqa: BLE001 - one unreadable session must not stop the others
                 entry.error = f"{entry.path}: cannot be shown: {type(e).__name__}: {e}"
                 entry.loading = False
                 entry.version += 1
 
-    def _load(self, entry: Entry) -> None:
+    def _load(self, entry: Entry) -> bool:
+        """What a page needs to show the session; returns False if it cannot be read."""
         entry.loading = True
         entry.progress = 0
         before = self._stats(entry)
@@ -284,7 +287,7 @@ class SessionStore:
             entry.loading = False
             entry.signature = tuple(before.values())
             entry.version += 1
-            return
+            return False
         entry.session, entry.derived, entry.summary = session, derived, summary
         entry.error = ""
         entry.signature = self._signature(entry, before)
@@ -292,10 +295,12 @@ class SessionStore:
         entry.last_load = time.monotonic()
         entry.loading = False
         entry.version += 1
-        self._second_pass(entry, session, derived)
+        return True
 
-    def _second_pass(self, entry: Entry, session: Session, derived: Derived) -> None:
+    def _second_pass(self, entry: Entry) -> None:
         """Slower views, after the page can already show the session."""
+        session, derived = entry.session, entry.derived
+        assert session is not None and derived is not None
         session.completion_of(0) if len(session) else None
         derived.approvals = session.approvals()
         if self.analyzer is not None and session.status == "crashed":

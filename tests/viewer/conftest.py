@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from sample_runs import Run, build_run
 
 HERE = Path(__file__).resolve().parent
@@ -51,7 +50,10 @@ def sample(tmp_path: Path) -> Run:
 
 def configure(paths: list[Path], **options: Any) -> None:
     """Set what app_main.py serves: paths, and workspace/token/preload/poll/analyze options."""
-    cfg = {"paths": [str(p) for p in paths], **{k: str(v) if isinstance(v, Path) else v for k, v in options.items()}}
+    cfg = {
+        "paths": [str(p) for p in paths],
+        **{k: str(v) if isinstance(v, Path) else v for k, v in options.items()},
+    }
     os.environ["WALKBACK_VIEWER_TEST"] = json.dumps(cfg)
 
 
@@ -90,10 +92,20 @@ def chrome() -> Iterator[Any]:
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-extensions", "--disable-sync",
-                "--disable-default-apps", "--no-first-run", "--disable-component-update",
-                "--enable-unsafe-swiftshader", "--window-size=1500,1100"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-extensions",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--no-first-run",
+        "--disable-component-update",
+        "--enable-unsafe-swiftshader",
+        "--window-size=1500,1100",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
@@ -136,8 +148,12 @@ def screen(chrome: Any, caplog: pytest.LogCaptureFixture, request: pytest.Fixtur
             failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
             if s.is_open:
                 s.shot(request.node.name, failed=failed)
-                severe = [e for e in chrome.get_log("browser") if e.get("level") == "SEVERE"
-                          and not any(ok in e.get("message", "") for ok in s.allowed_js_errors)]
+                severe = [
+                    e
+                    for e in chrome.get_log("browser")
+                    if e.get("level") == "SEVERE"
+                    and not any(ok in e.get("message", "") for ok in s.allowed_js_errors)
+                ]
                 if severe:
                     pytest.fail(f"JavaScript console errors: {severe}", pytrace=False)
         finally:

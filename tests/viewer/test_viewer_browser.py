@@ -7,12 +7,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import ARTIFACTS, configure
+from sample_runs import XSS, build_run
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import ARTIFACTS, configure
-from sample_runs import XSS, build_run
 from viewer.store import entry_id
 
 pytestmark = pytest.mark.browser
@@ -102,11 +102,15 @@ def test_keyboard_deep_links_back_forward_diff_and_problems(screen, tmp_path: Pa
     press(screen, "/")
     time.sleep(0.4)
     active = screen.selenium.switch_to.active_element
-    assert active.get_attribute("placeholder") == "search raw records (/)" and active.get_attribute("value") == ""
+    assert (
+        active.get_attribute("placeholder") == "search raw records (/)"
+        and active.get_attribute("value") == ""
+    )
     screen.selenium.save_screenshot(str(ARTIFACTS / "session-problems.png"))
     # no request ever left this origin
     origins = screen.selenium.execute_script(
-        "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)")
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)"
+    )
     assert set(origins) <= {screen.url}
 
 
@@ -125,8 +129,10 @@ def test_session_list_and_timeline_click(screen, tmp_path: Path) -> None:
         screen.selenium.get(f"{screen.url}/s/{entry_id(a.dir)}")
     wait_step(screen, 1)
     # a click on a timeline marker goes to that step (plotly's own event, through our compact handler)
-    screen.wait_for_js("document.querySelector('.js-plotly-plot') && document.querySelector('.js-plotly-plot').data ? 1 : 0", 1) \
-        if hasattr(screen, "wait_for_js") else time.sleep(1.5)
+    screen.wait_for_js(
+        "document.querySelector('.js-plotly-plot') && document.querySelector('.js-plotly-plot').data ? 1 : 0",
+        1,
+    ) if hasattr(screen, "wait_for_js") else time.sleep(1.5)
     target = run_index = a.lsn["fail"]
     screen.selenium.execute_script(
         "const el = document.querySelector('.js-plotly-plot');"
@@ -145,8 +151,16 @@ def test_model_written_content_never_executes(screen, tmp_path: Path) -> None:
     sid = entry_id(run.dir)
     screen.open("/")
     pages = [f"/s/{sid}/step/{i + 1}" for i in range(0, 28)]
-    for p in ["/"] + pages[:1] + [pages[run.lsn["model"]], pages[run.lsn["create"]], pages[run.lsn["rename"]],
-                                  pages[run.lsn["approval"]]]:
+    for p in (
+        ["/"]
+        + pages[:1]
+        + [
+            pages[run.lsn["model"]],
+            pages[run.lsn["create"]],
+            pages[run.lsn["rename"]],
+            pages[run.lsn["approval"]],
+        ]
+    ):
         screen.selenium.get(screen.url + p)
         time.sleep(0.8)
         _assert_inert(screen)
@@ -160,7 +174,10 @@ def test_model_written_content_never_executes(screen, tmp_path: Path) -> None:
     screen.selenium.get(f"{screen.url}{pages[run.lsn['model']]}")
     time.sleep(0.8)
     text = app_text(screen)
-    assert "</script><script>window.__xss=6</script>" in text and "<b onmouseover=window.__xss=7>bold</b>" in text
+    assert (
+        "</script><script>window.__xss=6</script>" in text
+        and "<b onmouseover=window.__xss=7>bold</b>" in text
+    )
     screen.selenium.get(f"{screen.url}{pages[0]}")
     time.sleep(0.8)
     assert XSS["task"] in app_text(screen) and XSS["agent"] in app_text(screen)

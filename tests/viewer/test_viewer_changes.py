@@ -6,12 +6,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from sample_runs import APP_V1, APP_V2, build_run
 
 import importers
 from journal import JournalWriter
 from journal.blobs import BlobStore
 from journal.record import sha256_bytes
-from sample_runs import APP_V1, APP_V2, build_run
 from timeline.changes import change_view, side_by_side, unified
 from timeline.query import Query, file_rows, select
 
@@ -30,8 +30,11 @@ def test_clean_change_has_all_green_badges_and_a_diff(tmp_path: Path) -> None:
     first, second = calls(s, "src/app.py")
     v = change_view(s, second, history=file_rows(s)["src/app.py"])
     assert v is not None and v.previous == first
-    assert labels(v) == {f"pre = post of step {first + 1}": True, "pre blob matches hash": True,
-                         "post blob matches hash": True}
+    assert labels(v) == {
+        f"pre = post of step {first + 1}": True,
+        "pre blob matches hash": True,
+        "post blob matches hash": True,
+    }
     assert v.pre_text == APP_V1 and v.post_text == APP_V2
     diff = unified(v)
     assert ("-", "-def get_user_by_id(uid):") in diff and ("+", "+def fetch_user(uid):") in diff
@@ -44,12 +47,26 @@ def test_clean_change_has_all_green_badges_and_a_diff(tmp_path: Path) -> None:
 
 def test_unrecorded_edit_between_changes_is_flagged(tmp_path: Path) -> None:
     w = JournalWriter.create(tmp_path / "run", task="t")
-    a = w.append("intent", tool="write_file", target="f.txt", args={"path": "f.txt"}, effect="fs",
-                 pre="absent", post=w.blobs.put(b"one\n"))
+    a = w.append(
+        "intent",
+        tool="write_file",
+        target="f.txt",
+        args={"path": "f.txt"},
+        effect="fs",
+        pre="absent",
+        post=w.blobs.put(b"one\n"),
+    )
     w.append("commit", ref=a, post=sha256_bytes(b"one\n"), verified={"post": True, "check": None})
     # someone edited f.txt outside the journal: the next pre is not the last post
-    b = w.append("intent", tool="write_file", target="f.txt", args={"path": "f.txt"}, effect="fs",
-                 pre=w.blobs.put(b"one, edited\n"), post=w.blobs.put(b"two\n"))
+    b = w.append(
+        "intent",
+        tool="write_file",
+        target="f.txt",
+        args={"path": "f.txt"},
+        effect="fs",
+        pre=w.blobs.put(b"one, edited\n"),
+        post=w.blobs.put(b"two\n"),
+    )
     w.close()
     s = importers.load(tmp_path / "run")
     v = change_view(s, b, history=file_rows(s)["f.txt"])
@@ -77,8 +94,9 @@ def test_workspace_and_git_head_badges(tmp_path: Path) -> None:
     ws = run.workspace
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     subprocess.run(["git", "-C", str(ws), "add", "."], check=True)
-    subprocess.run(["git", "-C", str(ws), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(ws), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], check=True
+    )
     s = importers.load(run.dir)
     first, second = calls(s, "src/app.py")
     hist = file_rows(s)["src/app.py"]
@@ -98,8 +116,18 @@ def test_targets_outside_the_workspace_are_never_read(tmp_path: Path) -> None:
     ws.mkdir()
     (ws / "link").symlink_to(secret)
     w = JournalWriter.create(tmp_path / "run", task="t")
-    evil = [w.append("intent", tool="write_file", target=t, args={"path": t}, effect="fs", pre="absent",
-                     post=w.blobs.put(b"x")) for t in ("../secret.txt", str(secret), "link")]
+    evil = [
+        w.append(
+            "intent",
+            tool="write_file",
+            target=t,
+            args={"path": t},
+            effect="fs",
+            pre="absent",
+            post=w.blobs.put(b"x"),
+        )
+        for t in ("../secret.txt", str(secret), "link")
+    ]
     w.close()
     s = importers.load(tmp_path / "run")
     for i in evil:
@@ -112,8 +140,15 @@ def test_targets_outside_the_workspace_are_never_read(tmp_path: Path) -> None:
 def test_binary_and_huge_images_are_not_diffed(tmp_path: Path, kind: str) -> None:
     w = JournalWriter.create(tmp_path / "run", task="t")
     data = b"\x00\x01\x02" * 10 if kind == "binary" else b"x\n" * 1_100_000
-    i = w.append("intent", tool="write_file", target="f", args={"path": "f"}, effect="fs", pre="absent",
-                 post=w.blobs.put(data))
+    i = w.append(
+        "intent",
+        tool="write_file",
+        target="f",
+        args={"path": "f"},
+        effect="fs",
+        pre="absent",
+        post=w.blobs.put(data),
+    )
     w.close()
     v = change_view(importers.load(tmp_path / "run"), i)
     assert v is not None and (v.binary if kind == "binary" else v.too_large)

@@ -8,8 +8,9 @@ from viewer.cursor import ReplayCursor
 
 
 def make(total: int = 10, view: list[int] | None = None, index: int = 0) -> tuple[ReplayCursor, list]:
-    c = ReplayCursor(total=total, view=np.array(view if view is not None else range(total), dtype=np.int64),
-                     index=index)
+    c = ReplayCursor(
+        total=total, view=np.array(view if view is not None else range(total), dtype=np.int64), index=index
+    )
     seen: list[tuple[int, bool]] = []
     c.subscribe(lambda i, push: seen.append((i, push)))
     return c, seen
@@ -60,12 +61,12 @@ def test_empty_view_and_empty_session() -> None:
 
 def test_playback_moves_without_history_and_stops_at_the_end() -> None:
     c, seen = make(total=4, index=3)
-    assert c.toggle() and c.index == 0          # playing from the end restarts at the first step
+    assert c.toggle() and c.index == 0  # playing from the end restarts at the first step
     c.tick()
     c.tick()
     assert c.index == 2 and c.playing
     c.tick()
-    assert c.index == 3 and not c.playing       # reached the end: stopped
+    assert c.index == 3 and not c.playing  # reached the end: stopped
     c.tick()
     assert c.index == 3
     assert all(push is False for _, push in seen)

@@ -7,11 +7,10 @@ import re
 import time
 from pathlib import Path
 
-from nicegui import ui
 from nicegui.testing import User, UserInteraction
+from sample_runs import build_run, grow
 
 import importers
-from sample_runs import build_run, grow
 from viewer.store import entry_id
 
 STEP = re.compile(r'history\.(pushState|replaceState)\(\{\}, "", "([^"]*)"\);')
@@ -72,14 +71,13 @@ async def test_deep_link_shows_the_intent_commit_pair_and_verification(viewer, s
         urls = record_urls(user)
         assert current(user) == sample.lsn["create"] + 1
         await user.should_see("intent → commit")
-        await user.should_see("verified post hash:")
-        await user.should_see(content="check `python -m py_compile app.py` exit 0")
+        await user.should_see(content="post hash verified · check `python -m py_compile app.py` exit 0 ✓")
         await user.should_see(marker="pair-link")
         await user.should_see(content=f"Raw record — {sample.journal}:{sample.lsn['create'] + 1}")
         user.find(marker="pair-link").click()
         assert current(user) == sample.lsn["create_commit"] + 1
         await user.should_see("answers intent")
-        await asyncio.sleep(0.25)                                  # the outbox flushes every 0.1 s
+        await asyncio.sleep(0.25)  # the outbox flushes every 0.1 s
         assert urls[-1] == ("pushState", f"/s/{sid}/step/{sample.lsn['create_commit'] + 1}")
 
 
@@ -108,12 +106,12 @@ async def test_keyboard_steps_plays_and_records_history(viewer, sample) -> None:
         assert current(user) == 3
         key(user, "j", repeat=True)
         await asyncio.sleep(0.25)
-        assert current(user) == 4 and urls[-1][0] == "replaceState"   # held keys do not flood history
+        assert current(user) == 4 and urls[-1][0] == "replaceState"  # held keys do not flood history
         key(user, "End")
         assert current(user) == 26
         key(user, "Home")
         assert current(user) == 1
-        key(user, " ")                                                    # space plays, 1 step per second
+        key(user, " ")  # space plays, 1 step per second
         await asyncio.sleep(2.3)
         key(user, " ")
         await asyncio.sleep(0.25)
@@ -127,7 +125,9 @@ async def test_popstate_restores_the_step_and_filters_without_pushing(viewer, sa
         await user.open(f"/s/{sid}/step/2")
         urls = record_urls(user)
         n = len(urls)
-        UserInteraction(user, {user.client.layout}, None).trigger("wb_popstate", f"/s/{sid}/step/14?problems=1")
+        UserInteraction(user, {user.client.layout}, None).trigger(
+            "wb_popstate", f"/s/{sid}/step/14?problems=1"
+        )
         await asyncio.sleep(0.25)
         assert current(user) == 14
         assert user.find(marker="problems").elements.pop().value is True
@@ -146,10 +146,10 @@ async def test_problems_only_and_text_search_filter_the_list(viewer, sample) -> 
         shown = rows(user)
         assert shown and all(r["problem"] for r in shown) and len(shown) < 26
         assert {r["status"] for r in shown} >= {"failed", "denied", "recovered"}
-        assert current(user) == shown[0]["step"]                 # moved to the first problem
+        assert current(user) == shown[0]["step"]  # moved to the first problem
         assert urls[-1][1].endswith("?problems=1")
         key(user, "j")
-        assert current(user) == shown[1]["step"]                 # stepping stays inside the filter
+        assert current(user) == shown[1]["step"]  # stepping stays inside the filter
         user.find(marker="problems").click()
         user.find(marker="search").type("rename the function")
         await asyncio.sleep(0.3)
@@ -170,7 +170,7 @@ async def test_file_change_panel_diff_and_badges(viewer, sample) -> None:
             user.find(marker="diff-mode").elements.pop().set_value("split")
             await user.should_see(content="def fetch_user(uid):")
             await user.should_not_see(content="+def fetch_user(uid):")
-        key(user, "j")                                             # the commit shows its intent's change
+        key(user, "j")  # the commit shows its intent's change
         await user.should_see(marker="file-change")
         await user.should_see("answers intent")
 
@@ -210,7 +210,9 @@ async def test_recovery_panel_shows_the_analysis_of_a_crashed_run(viewer, tmp_pa
         user.find(marker="tab-recovery").click()
         await user.should_see(marker="findings")
         findings = user.find(marker="findings").elements.pop().rows
-        assert ("docs/notes.md", "not_applied", "redo") in {(f["target"], f["finding"], f["action"]) for f in findings}
+        assert ("docs/notes.md", "not_applied", "redo") in {
+            (f["target"], f["finding"], f["action"]) for f in findings
+        }
         await user.should_see(marker="brief")
 
 
@@ -250,13 +252,14 @@ async def test_live_follow_shows_new_events_within_a_second(viewer, tmp_path: Pa
             if counts.text.startswith(f"{n + 4} events"):
                 break
         assert counts.text.startswith(f"{n + 4} events")
-        assert time.monotonic() - started < 1.0 + 0.2           # within a second (plus scheduling slack)
-        assert current(user) == 1                                  # the step shown stays put
+        assert time.monotonic() - started < 1.0 + 0.2  # within a second (plus scheduling slack)
+        assert current(user) == 1  # the step shown stays put
 
 
 async def test_blobs_are_served_by_hash_only(viewer, sample) -> None:
-    from journal.record import sha256_bytes
     from sample_runs import APP_V2
+
+    from journal.record import sha256_bytes
 
     sid = entry_id(sample.dir)
     hexd = sha256_bytes(APP_V2).split(":")[1]
@@ -279,7 +282,9 @@ async def test_token_guards_every_page_when_set(viewer, sample) -> None:
         assert (await http.get("/?token=wrong")).status_code == 401
         r = await http.get("/?token=s3cret-token")
         assert r.status_code == 303 and r.headers["location"] == "/"
-        assert (await http.get("/")).status_code == 200           # the cookie now carries it
+        assert (await http.get("/")).status_code == 200  # the cookie now carries it
         page = await http.get("/")
-        assert "Content-Security-Policy" in page.headers and "default-src 'self'" in page.headers[
-            "Content-Security-Policy"]
+        assert (
+            "Content-Security-Policy" in page.headers
+            and "default-src 'self'" in page.headers["Content-Security-Policy"]
+        )

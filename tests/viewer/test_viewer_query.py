@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sample_runs import XSS, build_run
 
 import importers
 from journal import JournalWriter
-from sample_runs import XSS, build_run
 from timeline.query import Query, facets, file_rows, locate, problems_mask, select, text_mask
 
 
@@ -43,17 +43,23 @@ def test_tool_and_file_filters_bring_the_completions_along(session) -> None:
     assert types == ["approval.request", "approval.decision", "intent", "commit"]
     app = select(session, Query(files=frozenset({"src/app.py"})))
     assert [session.event(int(i)).type for i in app] == [
-        "intent", "commit", "approval.request", "approval.decision", "intent", "commit"]
+        "intent",
+        "commit",
+        "approval.request",
+        "approval.decision",
+        "intent",
+        "commit",
+    ]
     assert len(select(session, Query(files=frozenset({"no/such/file"})))) == 0
 
 
 def test_problems_only(session) -> None:
     probs = select(session, Query(problems=True))
     got = {(session.event(int(i)).type, session.event(int(i)).status) for i in probs}
-    assert ("intent", "failed") in got and ("fail", "failed") in got          # a failed action
-    assert ("approval.request", "denied") in got                               # a denied approval
+    assert ("intent", "failed") in got and ("fail", "failed") in got  # a failed action
+    assert ("approval.request", "denied") in got  # a denied approval
     assert ("test.result", "failed") in got
-    assert ("recovery", "not_applied") in got                                  # recovery records
+    assert ("recovery", "not_applied") in got  # recovery records
     assert ("commit", "recovered") in got and ("intent", "recovered") in got
     assert ("commit", "ok") not in got
     assert problems_mask(session).sum() == len(probs)
@@ -68,9 +74,9 @@ def test_pending_intent_is_a_problem(tmp_path: Path) -> None:
 def test_text_search_scans_raw_records_smart_case(session) -> None:
     hit = select(session, Query(text="rename the function"))
     assert kinds_of(session, hit) == ["model_result"]
-    assert len(select(session, Query(text="RENAME the function"))) == 0            # capitals: exact case
-    assert len(select(session, Query(text="I WILL".lower()))) == 1                  # lower: any case
-    child = select(session, Query(text="test_fetch"))                               # in the child journal
+    assert len(select(session, Query(text="RENAME the function"))) == 0  # capitals: exact case
+    assert len(select(session, Query(text="I WILL".lower()))) == 1  # lower: any case
+    child = select(session, Query(text="test_fetch"))  # in the child journal
     assert {session.event(int(i)).agent for i in child} == {"helper"}
     assert len(select(session, Query(text="zzz-not-there"))) == 0
 
@@ -96,8 +102,15 @@ def test_text_search_ignores_bytes_outside_records(tmp_path: Path) -> None:
 
 
 def test_query_round_trips_through_url_params() -> None:
-    q = Query(kinds=frozenset({"tool_call", "recovery"}), agents=frozenset({"main"}), files=frozenset({"a b.py"}),
-              statuses=frozenset({"failed"}), tools=frozenset({"write_file"}), text="x&y=z", problems=True)
+    q = Query(
+        kinds=frozenset({"tool_call", "recovery"}),
+        agents=frozenset({"main"}),
+        files=frozenset({"a b.py"}),
+        statuses=frozenset({"failed"}),
+        tools=frozenset({"write_file"}),
+        text="x&y=z",
+        problems=True,
+    )
     assert Query.from_params(q.to_params()) == q
     assert Query().to_params() == {}
     assert Query.from_params({"kind": "nonsense,tool_call"}).kinds == frozenset({"tool_call"})

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+from sample_runs import build_run, grow
+
 import importers
 from journal.recovery import analyze
-from sample_runs import build_run, grow
 from viewer.app import ViewerError, make_store
 from viewer.store import SessionStore, entry_id
-
-import pytest
 
 
 def test_a_folder_of_runs_becomes_a_session_list(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_nothing_to_show_is_one_clear_error(tmp_path: Path) -> None:
 def test_background_loading_fills_summaries_and_reports_errors(tmp_path: Path) -> None:
     run = build_run(tmp_path, recovered=True, torn=True)
     bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b'[1, 2, 3]\n')
+    bad.write_bytes(b"[1, 2, 3]\n")
     store = SessionStore([run.dir, bad], loader=importers.load)
     store.start()
     try:
@@ -51,7 +51,9 @@ def test_background_loading_fills_summaries_and_reports_errors(tmp_path: Path) -
     s = good.summary
     assert (s.events, s.agents, s.status, s.recovered, s.integrity) == (26, 2, "crashed", True, "torn tail")
     assert s.start is not None and s.duration is not None and s.duration >= 0
-    assert good.derived is not None and good.derived.approvals is not None and len(good.derived.approvals) == 2
+    assert (
+        good.derived is not None and good.derived.approvals is not None and len(good.derived.approvals) == 2
+    )
     assert broken is not None and broken.session is None and str(bad) in broken.error
 
 

@@ -1,4 +1,8 @@
-"""The file change panel: pre→post diff (unified or side by side) with hash badges."""
+"""The file change panel: pre→post diff (unified or side by side) with hash badges.
+
+Built once; a new change updates texts and badges in place and redraws only the diff, whose lines
+are grouped into one label per run of same-kind lines (a few elements, not one per line).
+"""
 
 from __future__ import annotations
 
@@ -11,27 +15,44 @@ from journal.errors import BlobError
 from timeline.changes import Badge, ChangeView, side_by_side, unified
 
 UNIFIED_CLASS = {"+": "wb-add", "-": "wb-del", "@": "wb-hunk", " ": "wb-ctx"}
-SIDE_CLASS = {"equal": "wb-ctx", "replace": "wb-chg", "delete": "wb-del", "insert": "wb-add", "skip": "wb-hunk"}
+SIDE_CLASS = {
+    "equal": "wb-ctx",
+    "replace": "wb-chg",
+    "delete": "wb-del",
+    "insert": "wb-add",
+    "skip": "wb-hunk",
+}
+MAX_BADGES = 6
 
 
-def badge(b: Badge) -> None:
-    color = "positive" if b.ok else ("negative" if b.ok is False else "grey-6")
-    with ui.badge(b.label, color=color).classes("wb-hash-badge").props("outline" if b.ok is None else ""):
-        if b.detail:
-            ui.tooltip(b.detail)
-
-
-def blob_link(sid: str, name: str | None) -> None:
-    """A download link for a blob, by hash only (the route re-validates it)."""
-    if not name:
-        return
+def blob_href(sid: str, name: str | None) -> str | None:
+    """Our download URL for a blob, by validated hash only."""
     try:
-        hexd = parse_hash(name)
+        return f"/blob/{sid}/{parse_hash(name or '')}"
     except BlobError:
-        ui.label(name[:80]).classes("wb-hash")
-        return
-    ui.label(f"sha256:{hexd[:16]}…").classes("wb-hash")
-    ui.link("download", f"/blob/{sid}/{hexd}", new_tab=True).classes("text-xs")
+        return None
+
+
+def short_hash(name: str | None) -> str:
+    if not name:
+        return "—"
+    return name[:23] + "…" if name.startswith("sha256:") else name[:80]
+
+
+class HashLink:
+    """``pre``/``post`` label, the short hash, and a download link when it names a blob."""
+
+    def __init__(self, which: str) -> None:
+        ui.label(which).classes("text-xs text-grey-7 q-ml-sm")
+        self.hash = ui.label().classes("wb-hash")
+        self.link = ui.link("download", "#", new_tab=True).classes("text-xs")
+
+    def show(self, sid: str, name: str | None) -> None:
+        self.hash.set_text(short_hash(name))
+        href = blob_href(sid, name)
+        self.link.set_visibility(href is not None)
+        if href is not None:
+            self.link.props["href"] = href
 
 
 class FileChangePanel:
@@ -41,76 +62,105 @@ class FileChangePanel:
         self.sid = sid
         self.mode = "unified"
         self.view: ChangeView | None = None
-        self.root = ui.column().classes("w-full gap-1").mark("file-change")
+        with ui.column().classes("w-full gap-1").mark("file-change") as self.root:
+            with ui.row().classes("items-center gap-2 w-full"):
+                ui.icon("difference")
+                self.path = ui.label().classes("font-mono font-bold wb-break")
+                self.tool = ui.label().classes("text-grey-7")
+                ui.space()
+                ui.toggle(
+                    {"unified": "unified", "split": "side by side"},
+                    value=self.mode,
+                    on_change=lambda e: self._set_mode(str(e.value)),
+                ).props("dense no-caps size=sm").mark("diff-mode")
+            with ui.row().classes("items-center gap-1 wb-hashes"):
+                self.pre, self.post = HashLink("pre"), HashLink("post")
+            with ui.row().classes("gap-1"):
+                self.badges: list[tuple[ui.badge, ui.tooltip]] = []
+                for _ in range(MAX_BADGES):
+                    with ui.badge().classes("wb-hash-badge") as b:
+                        tip = ui.tooltip()
+                    self.badges.append((b, tip))
+            self.note = ui.label().classes("text-grey-7")
+            self.diff = ui.column().classes("w-full gap-0")
+        self.root.set_visibility(False)
+
+    def showing(self, call: int) -> bool:
+        """Whether the change made by tool call ``call`` is what the panel shows already."""
+        return self.view is not None and self.view.change.event == call
+
+    def forget(self) -> None:
+        """The session was reloaded: the next :meth:`show` redraws whatever it gets."""
+        self.view = None
 
     def show(self, view: ChangeView | None) -> None:
-        self.view = view
-        self.root.clear()
-        if view is None:
-            self.root.set_visibility(False)
+        self.root.set_visibility(view is not None)
+        if view is None or view is self.view:
             return
-        self.root.set_visibility(True)
-        with self.root:
-            self._build(view)
+        self.view = view
+        fc = view.change
+        self.path.set_text(fc.path)
+        self.tool.set_text(f"({fc.tool})")
+        self.pre.show(self.sid, fc.pre)
+        self.post.show(self.sid, fc.post)
+        for k, (b, tip) in enumerate(self.badges):
+            self._badge(b, tip, view.badges[k] if k < len(view.badges) else None)
+        self._draw_diff()
+
+    @staticmethod
+    def _badge(b: ui.badge, tip: ui.tooltip, badge: Badge | None) -> None:
+        b.set_visibility(badge is not None)
+        if badge is None:
+            return
+        color = "positive" if badge.ok else ("negative" if badge.ok is False else "grey-6")
+        b.set_text(badge.label)
+        b.props(f"color={color}")
+        if badge.ok is None:
+            b.props("outline")
+        else:
+            b.props(remove="outline")
+        tip.set_text(badge.detail)
+        tip.set_visibility(bool(badge.detail))
 
     def _set_mode(self, mode: str) -> None:
         if mode != self.mode:
             self.mode = mode
-            self.show(self.view)
+            if self.view is not None:
+                self._draw_diff()
 
-    def _build(self, view: ChangeView) -> None:
+    def _draw_diff(self) -> None:
+        view = self.view
+        assert view is not None
         fc = view.change
-        with ui.row().classes("items-center gap-2 w-full"):
-            ui.icon("difference")
-            ui.label(fc.path).classes("font-mono font-bold wb-break")
-            ui.label(f"({fc.tool})").classes("text-grey-7")
-            ui.space()
-            ui.toggle({"unified": "unified", "split": "side by side"}, value=self.mode,
-                      on_change=lambda e: self._set_mode(str(e.value))).props("dense no-caps size=sm").mark("diff-mode")
-        with ui.row().classes("items-center gap-1 wb-hashes"):
-            ui.label("pre").classes("text-xs text-grey-7")
-            blob_link(self.sid, fc.pre)
-            ui.label("post").classes("text-xs text-grey-7 q-ml-md")
-            blob_link(self.sid, fc.post)
-        with ui.row().classes("gap-1"):
-            for b in view.badges:
-                badge(b)
+        self.diff.clear()
+        note = ""
         if view.binary:
-            ui.label("binary content: no text diff (download the blobs above)").classes("text-grey-7")
-            return
-        if view.too_large:
-            ui.label("too large to diff here (download the blobs above)").classes("text-grey-7")
-            return
-        if fc.patch and (view.pre_text is None or view.post_text is None):
-            self._patch(fc.patch)
-            return
-        if view.pre_text is None and view.post_text is None:
-            ui.label("content not recorded").classes("text-grey-7")
-            return
-        if self.mode == "unified":
-            self._unified(view)
+            note = "binary content: no text diff (download the blobs above)"
+        elif view.too_large:
+            note = "too large to diff here (download the blobs above)"
+        elif fc.patch and (view.pre_text is None or view.post_text is None):
+            self._runs([(ln[:1] if ln[:1] in "+-@" else " ", ln) for ln in fc.patch.splitlines()])
+        elif view.pre_text is None and view.post_text is None:
+            note = "content not recorded"
+        elif self.mode == "unified":
+            lines = unified(view)
+            if lines:
+                self._runs(lines)
+            else:
+                note = "no change in content"
         else:
             self._side_by_side(view)
-
-    def _patch(self, patch: str) -> None:
-        lines = [(ln[:1] if ln[:1] in "+-@" else " ", ln) for ln in patch.splitlines()]
-        self._runs(lines)
-
-    def _unified(self, view: ChangeView) -> None:
-        lines = unified(view)
-        if not lines:
-            ui.label("no change in content").classes("text-grey-7")
-            return
-        self._runs(lines)
+        self.note.set_text(note)
+        self.note.set_visibility(bool(note))
 
     def _runs(self, lines: list[tuple[str, str]]) -> None:
-        with ui.column().classes("wb-diff w-full gap-0").mark("diff"):
+        with self.diff, ui.column().classes("wb-diff w-full gap-0").mark("diff"):
             for tag, group in groupby(lines, key=lambda t: t[0]):
                 ui.label("\n".join(text for _, text in group)).classes(f"wb-pre {UNIFIED_CLASS[tag]}")
 
     def _side_by_side(self, view: ChangeView) -> None:
         rows = side_by_side(view)
-        with ui.grid(columns=2).classes("wb-diff wb-split w-full gap-0").mark("diff"):
+        with self.diff, ui.grid(columns=2).classes("wb-diff wb-split w-full gap-0").mark("diff"):
             for tag, group in groupby(rows, key=lambda r: r[0]):
                 items = list(group)
                 cls = SIDE_CLASS[tag]

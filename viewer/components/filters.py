@@ -22,19 +22,26 @@ def _options(pairs: list[tuple[str, int]], selected: frozenset[str]) -> dict[str
 class FilterBar:
     """Calls ``on_change(query)`` whenever the user changes a filter."""
 
-    def __init__(self, facets: Facets, query: Query, on_change: Callable[[Query], Awaitable[None] | None]) -> None:
+    def __init__(
+        self, facets: Facets, query: Query, on_change: Callable[[Query], Awaitable[None] | None]
+    ) -> None:
         self.query = query
         self.on_change = on_change
         with ui.column().classes("w-full gap-1 wb-filters").mark("filters"):
             with ui.row().classes("w-full items-center gap-2 no-wrap"):
-                self.search = ui.input(placeholder="search raw records (/)", value=query.text,
-                                       on_change=self._text).props("dense clearable debounce=400")
+                self.search = ui.input(
+                    placeholder="search raw records (/)", value=query.text, on_change=self._text
+                ).props("dense clearable debounce=400")
                 self.search.classes("grow wb-search").mark("search")
-                self.problems = ui.switch("problems only", value=query.problems,
-                                          on_change=self._problems).props("dense").mark("problems")
+                self.problems = (
+                    ui.switch("problems only", value=query.problems, on_change=self._problems)
+                    .props("dense")
+                    .mark("problems")
+                )
                 ui.label(f"({facets.problems:,})").classes("text-xs text-grey-7")
                 ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense").mark(
-                    "clear-filters").tooltip("clear all filters")
+                    "clear-filters"
+                ).tooltip("clear all filters")
             with ui.row().classes("w-full gap-1 no-wrap"):
                 self.selects = {
                     "kinds": self._select("kind", facets.kinds, query.kinds),
@@ -45,10 +52,19 @@ class FilterBar:
                 }
 
     def _select(self, label: str, pairs: list[tuple[str, int]], selected: frozenset[str]) -> ui.select:
-        field = {"kind": "kinds", "agent": "agents", "tool": "tools", "file": "files", "status": "statuses"}[label]
-        sel = ui.select(_options(pairs, selected), label=label, multiple=True, value=sorted(selected),
-                        on_change=lambda e, f=field: self._set(f, e.value))
-        sel.props("dense options-dense use-input input-debounce=200 clearable").classes("grow min-w-0 wb-select")
+        field = {"kind": "kinds", "agent": "agents", "tool": "tools", "file": "files", "status": "statuses"}[
+            label
+        ]
+        sel = ui.select(
+            _options(pairs, selected),
+            label=label,
+            multiple=True,
+            value=sorted(selected),
+            on_change=lambda e, f=field: self._set(f, e.value),
+        )
+        sel.props("dense options-dense use-input input-debounce=200 clearable").classes(
+            "grow min-w-0 wb-select"
+        )
         return sel.mark(f"filter-{label}")
 
     async def _set(self, field: str, value: object) -> None:

@@ -27,8 +27,13 @@ def session_header(session: Session, facets: Facets) -> None:
         ui.badge(session.integrity.badge, color=integrity_color(session.integrity.badge)).mark("integrity")
         ui.space()
         files = len(facets.files)
-        parts = [f"{len(session):,} events", f"{len(session.agents)} agents", f"{files} files",
-                 f"{facets.problems:,} problems", session.format]
+        parts = [
+            f"{len(session):,} events",
+            f"{len(session.agents)} agents",
+            f"{files} files",
+            f"{facets.problems:,} problems",
+            session.format,
+        ]
         ui.label(" · ".join(parts)).classes("text-sm text-grey-8").mark("counts")
     skipped = session.integrity.skipped
     corrupt = session.integrity.corrupt

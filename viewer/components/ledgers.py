@@ -30,12 +30,21 @@ def _on_row(table: ui.table, field: str, on_pick: Callable[[int], None]) -> None
 
 
 # -- files --------------------------------------------------------------------------------------
-def files_panel(session: Session, files: dict[str, np.ndarray], on_pick: Callable[[int], None],
-                on_filter: Callable[[str], None]) -> None:
+def files_panel(
+    session: Session,
+    files: dict[str, np.ndarray],
+    on_pick: Callable[[int], None],
+    on_filter: Callable[[str], None],
+) -> None:
     """Every file touched, and on selection its history of changes as links to steps."""
     rows = [
-        {"path": path, "changes": len(idx), "first": int(idx[0]) + 1, "last": int(idx[-1]) + 1,
-         "status": session.event(int(idx[-1])).status}
+        {
+            "path": path,
+            "changes": len(idx),
+            "first": int(idx[0]) + 1,
+            "last": int(idx[-1]) + 1,
+            "status": session.event(int(idx[-1])).status,
+        }
         for path, idx in sorted(files.items())
     ]
     cols = [
@@ -48,6 +57,7 @@ def files_panel(session: Session, files: dict[str, np.ndarray], on_pick: Callabl
     if not rows:
         ui.label("no file was touched").classes("text-grey-7")
         return
+
     def show(e: events.GenericEventArguments) -> None:
         row = e.args[1] if isinstance(e.args, list) and len(e.args) > 1 else None
         path = row.get("path") if isinstance(row, dict) else None
@@ -59,7 +69,8 @@ def files_panel(session: Session, files: dict[str, np.ndarray], on_pick: Callabl
             with ui.row().classes("items-center gap-2"):
                 ui.label(path).classes("font-mono font-bold wb-break")
                 ui.button("filter steps to this file", on_click=lambda: on_filter(path)).props(
-                    "flat dense no-caps size=sm").mark("filter-to-file")
+                    "flat dense no-caps size=sm"
+                ).mark("filter-to-file")
             with ui.row().classes("gap-1"):
                 for i in idx[:MAX_HISTORY]:
                     ev = session.event(int(i))
@@ -77,21 +88,25 @@ def files_panel(session: Session, files: dict[str, np.ndarray], on_pick: Callabl
 def approval_rows(session: Session, approvals: list[Approval]) -> list[dict[str, Any]]:
     rows = []
     for a in approvals:
-        rows.append({
-            "step": a.request + 1,
-            "tool": a.tool,
-            "target": a.target,
-            "decision": a.decision or "unanswered",
-            "approver": a.approver or "",
-            "time": a.time or "",
-            "reason": a.reason or "",
-            "decided": a.decision_event + 1 if a.decision_event is not None else "",
-            "gated": a.gated + 1 if a.gated is not None else "",
-        })
+        rows.append(
+            {
+                "step": a.request + 1,
+                "tool": a.tool,
+                "target": a.target,
+                "decision": a.decision or "unanswered",
+                "approver": a.approver or "",
+                "time": a.time or "",
+                "reason": a.reason or "",
+                "decided": a.decision_event + 1 if a.decision_event is not None else "",
+                "gated": a.gated + 1 if a.gated is not None else "",
+            }
+        )
     return rows
 
 
-def approvals_panel(session: Session, approvals: list[Approval] | None, on_pick: Callable[[int], None]) -> None:
+def approvals_panel(
+    session: Session, approvals: list[Approval] | None, on_pick: Callable[[int], None]
+) -> None:
     if approvals is None:
         ui.label("reading approvals …").classes("text-grey-7")
         return
@@ -114,15 +129,19 @@ def approvals_panel(session: Session, approvals: list[Approval] | None, on_pick:
 
 
 # -- recovery -----------------------------------------------------------------------------------
-def recovery_panel(session: Session, plan: RecoveryPlanView | None, analyzer: bool,
-                   on_pick: Callable[[int], None]) -> None:
+def recovery_panel(
+    session: Session, plan: RecoveryPlanView | None, analyzer: bool, on_pick: Callable[[int], None]
+) -> None:
     c = columns(session)
     records = np.flatnonzero(np.isin(c.kind, [KIND_INDEX["recovery"], KIND_INDEX["integrity"]]))
     if session.status == "crashed":
         ui.label("crashed run: what recovery would do now").classes("text-subtitle2")
         if plan is None:
-            ui.label("recovery analysis is running …" if analyzer else
-                     "recovery analysis is not available in this installation").classes("text-grey-7")
+            ui.label(
+                "recovery analysis is running …"
+                if analyzer
+                else "recovery analysis is not available in this installation"
+            ).classes("text-grey-7")
         elif plan.error:
             ui.label(plan.error).classes("text-negative")
         else:
@@ -133,11 +152,25 @@ def recovery_panel(session: Session, plan: RecoveryPlanView | None, analyzer: bo
                 facts.append(f"next lsn {plan.next_lsn}")
             if facts:
                 ui.label(" · ".join(facts)).classes("text-sm")
-            rows = [{"agent": f.agent, "lsn": f.lsn, "target": f.target, "tool": f.tool, "finding": f.finding,
-                     "action": f.action, "detail": f.detail} for f in plan.findings]
-            cols = [{"name": k, "label": k, "field": k, "align": "left"} for k in
-                    ("agent", "lsn", "target", "tool", "finding", "action", "detail")]
-            ui.table(columns=cols, rows=rows, row_key="lsn").props(TABLE_PROPS).classes("w-full").mark("findings")
+            rows = [
+                {
+                    "agent": f.agent,
+                    "lsn": f.lsn,
+                    "target": f.target,
+                    "tool": f.tool,
+                    "finding": f.finding,
+                    "action": f.action,
+                    "detail": f.detail,
+                }
+                for f in plan.findings
+            ]
+            cols = [
+                {"name": k, "label": k, "field": k, "align": "left"}
+                for k in ("agent", "lsn", "target", "tool", "finding", "action", "detail")
+            ]
+            ui.table(columns=cols, rows=rows, row_key="lsn").props(TABLE_PROPS).classes("w-full").mark(
+                "findings"
+            )
             if plan.brief:
                 ui.label("resume brief").classes("text-xs uppercase text-grey-7")
                 pre(plan.brief).mark("brief")
@@ -147,12 +180,22 @@ def recovery_panel(session: Session, plan: RecoveryPlanView | None, analyzer: bo
         for i in records[:2000]:
             raw = session.raw(int(i))
             ev = session.event(int(i))
-            rows.append({"step": int(i) + 1, "agent": ev.agent, "type": ev.type,
-                         "ref": raw.get("ref", ""), "target": str(raw.get("target", "")),
-                         "finding": str(raw.get("finding", "")), "action": str(raw.get("action", "")),
-                         "detail": str(raw.get("detail", raw.get("broken_copy", "")))})
-        cols = [{"name": k, "label": k, "field": k, "align": "left"} for k in
-                ("step", "agent", "type", "ref", "target", "finding", "action", "detail")]
+            rows.append(
+                {
+                    "step": int(i) + 1,
+                    "agent": ev.agent,
+                    "type": ev.type,
+                    "ref": raw.get("ref", ""),
+                    "target": str(raw.get("target", "")),
+                    "finding": str(raw.get("finding", "")),
+                    "action": str(raw.get("action", "")),
+                    "detail": str(raw.get("detail", raw.get("broken_copy", ""))),
+                }
+            )
+        cols = [
+            {"name": k, "label": k, "field": k, "align": "left"}
+            for k in ("step", "agent", "type", "ref", "target", "finding", "action", "detail")
+        ]
         table = ui.table(columns=cols, rows=rows, row_key="step").props(TABLE_PROPS).classes("w-full")
         table.mark("recovery-records")
         _on_row(table, "step", on_pick)

@@ -26,12 +26,29 @@ def row(e: Entry) -> dict[str, Any]:
     s = e.summary
     base = {"id": e.id, "source": str(e.path)}
     if s is None:
-        return {**base, "task": e.label, "format": "", "agents": "", "events": "", "status": e.error or "loading …",
-                "integrity": "", "start": "", "duration": ""}
+        return {
+            **base,
+            "task": e.label,
+            "format": "",
+            "agents": "",
+            "events": "",
+            "status": e.error or "loading …",
+            "integrity": "",
+            "start": "",
+            "duration": "",
+        }
     status = s.status + (" (recovered)" if s.recovered and s.status != "recovered" else "")
-    return {**base, "task": s.task or e.label, "format": s.format, "agents": s.agents, "events": s.events,
-            "status": status, "integrity": s.integrity, "start": fmt_time(s.start, date=True),
-            "duration": fmt_duration(s.duration)}
+    return {
+        **base,
+        "task": s.task or e.label,
+        "format": s.format,
+        "agents": s.agents,
+        "events": s.events,
+        "status": status,
+        "integrity": s.integrity,
+        "start": fmt_time(s.start, date=True),
+        "duration": fmt_duration(s.duration),
+    }
 
 
 class SessionList:

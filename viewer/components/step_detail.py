@@ -1,4 +1,8 @@
-"""Step detail: what one event was, the intent→commit pair with its verification, the raw record."""
+"""Step detail: what one event was, the intent→commit pair with its verification, the raw record.
+
+The panel is built once and updated in place on every step (texts, colours, visibility): creating
+NiceGUI elements is what costs time, so stepping creates none unless a file change is shown.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +18,12 @@ from timeline.changes import ChangeView, change_view
 from timeline.model import Session
 from timeline.query import columns
 
-from .common import as_text, fmt_time, pre, status_badge
+from .common import as_text, fmt_time, pre, status_color
 from .file_change import FileChangePanel
 
 ENVELOPE = frozenset({"v", "lsn", "ts", "run", "agent", "type", "ref", "prev", "h"})
 MAX_FIELDS = 40
+KEY_WIDTH = 14
 
 
 @dataclass
@@ -35,139 +40,191 @@ def step_button(label: str, index: int, on_pick: Callable[[int], None]) -> ui.bu
     return ui.button(label, on_click=lambda: on_pick(index)).props("flat dense no-caps size=sm color=primary")
 
 
+def fields_text(raw: dict[str, Any]) -> str:
+    """The record's own fields as aligned ``key  value`` lines (values as text or indented JSON)."""
+    fields = [(k, v) for k, v in raw.items() if k not in ENVELOPE and not str(k).startswith("_")]
+    lines = []
+    for k, v in fields[:MAX_FIELDS]:
+        key = str(k)
+        pad = " " * max(KEY_WIDTH - len(key), 1)
+        value = as_text(v).replace("\n", "\n" + " " * (max(KEY_WIDTH, len(key) + 1)))
+        lines.append(f"{key}{pad}{value}")
+    if len(fields) > MAX_FIELDS:
+        lines.append(f"… {len(fields) - MAX_FIELDS} more fields in the raw record")
+    return "\n".join(lines)
+
+
+def verification_text(rec: dict[str, Any]) -> str:
+    parts = []
+    verified = rec.get("verified")
+    if isinstance(verified, dict):
+        ok = verified.get("post")
+        parts.append(
+            "post hash verified"
+            if ok is True
+            else ("post hash NOT verified" if ok is False else "post hash not checked")
+        )
+        check = verified.get("check")
+        if isinstance(check, dict):
+            code = check.get("exit_code")
+            parts.append(
+                f"check `{as_text(check.get('cmd', ''), 200)}` exit {code}" + (" ✓" if code == 0 else " ✗")
+            )
+    if rec.get("recovered") is True:
+        parts.append("committed by recovery")
+    return " · ".join(parts)
+
+
 class StepDetail:
-    """Rebuilt on every step; cheap because it holds only one event's worth of elements."""
+    """One step's detail; :meth:`show` only changes texts unless the file change differs."""
 
     def __init__(self, session: Session, ctx: DetailContext) -> None:
         self.session = session
         self.ctx = ctx
-        self.root = ui.column().classes("w-full gap-2").mark("step-detail")
-        with ui.column().classes("w-full") as self.change_box:
-            self.changes = FileChangePanel(ctx.sid)
+        self.targets: list[int | None] = [None, None]
+        with ui.column().classes("w-full gap-2").mark("step-detail") as self.root:
+            with ui.row().classes("items-center gap-2"):
+                self.title = ui.label().classes("text-lg font-bold").mark("detail-step")
+                self.kind = ui.label().classes("wb-kind")
+                self.type = ui.label().classes("text-grey-7 font-mono")
+                self.status = ui.badge().classes("wb-status")
+            self.meta = ui.label().classes("text-sm text-grey-8")
+            self.what = ui.label().classes("font-mono wb-break")
+            with ui.card().tight().classes("w-full wb-pair").mark("pair"):
+                with ui.column().classes("p-2 gap-1"):
+                    self.pair_head = ui.label().classes("text-xs uppercase text-grey-7")
+                    with ui.row().classes("items-center gap-2"):
+                        self.pair_line = ui.label().classes("font-mono wb-break")
+                        self.pair_status = ui.badge()
+                        self.links = [
+                            ui.button(on_click=lambda: self._go(0))
+                            .props("flat dense no-caps size=sm color=primary")
+                            .mark("pair-link"),
+                            ui.button(on_click=lambda: self._go(1))
+                            .props("flat dense no-caps size=sm color=primary")
+                            .mark("pair-link-2"),
+                        ]
+                    self.verify = ui.label().classes("text-sm").mark("verification")
+                    self.error = pre("").classes("text-negative")
+            self.fields = pre("").classes("wb-fields").mark("fields")
+            with ui.expansion().classes("w-full wb-raw").mark("raw-record") as self.raw_box:
+                self.raw = pre("")
+        self.changes = FileChangePanel(ctx.sid)
 
     def set_session(self, session: Session, ctx: DetailContext) -> None:
         self.session = session
         self.ctx = ctx
+        self.changes.forget()
+
+    def _go(self, k: int) -> None:
+        target = self.targets[k]
+        if target is not None:
+            self.ctx.on_pick(target)
+
+    def _link(self, k: int, label: str | None, target: int | None) -> None:
+        self.targets[k] = target
+        button = self.links[k]
+        button.set_visibility(target is not None)
+        if target is not None and label is not None:
+            button.set_text(label)
 
     def show(self, i: int) -> None:
         s = self.session
-        self.root.clear()
         if not len(s):
-            with self.root:
-                ui.label("this session has no events")
+            self.title.set_text("this session has no events")
             self.changes.show(None)
             return
         ev = s.event(i)
         raw = _raw(s, i)
-        with self.root:
-            with ui.row().classes("items-center gap-2"):
-                ui.label(f"Step {i + 1}").classes("text-lg font-bold").mark("detail-step")
-                ui.label(ev.kind).classes("wb-kind")
-                ui.label(ev.type).classes("text-grey-7 font-mono")
-                status_badge(ev.status)
-            with ui.row().classes("gap-4 text-sm text-grey-8"):
-                ui.label(f"agent {ev.agent}")
-                if ev.lsn is not None:
-                    ui.label(f"lsn {ev.lsn}")
-                if ev.ts is not None:
-                    ui.label(fmt_time(ev.ts, date=True) + fmt_time(ev.ts)[8:] + " UTC")
-            if ev.tool or ev.target:
-                with ui.row().classes("gap-2 items-baseline"):
-                    if ev.tool:
-                        ui.label(ev.tool).classes("font-mono font-bold")
-                    if ev.target:
-                        ui.label(ev.target).classes("font-mono wb-break")
-            self._pair(i, ev.kind, ev.ref, raw)
-            self._fields(raw)
-            with ui.expansion(f"Raw record — {ev.source}:{ev.line}").classes("w-full wb-raw").mark("raw-record"):
-                pre(as_text(raw))
+        self.title.set_text(f"Step {i + 1}")
+        self.kind.set_text(ev.kind)
+        self.type.set_text(ev.type)
+        _badge(self.status, ev.status)
+        meta = [f"agent {ev.agent}"]
+        if ev.lsn is not None:
+            meta.append(f"lsn {ev.lsn}")
+        if ev.ts is not None:
+            meta.append(fmt_time(ev.ts, date=True) + fmt_time(ev.ts)[8:] + " UTC")
+        self.meta.set_text(" · ".join(meta))
+        self.what.set_text(" ".join(x for x in (ev.tool, ev.target) if x))
+        self.what.set_visibility(bool(ev.tool or ev.target))
+        self._pair(i, ev.kind, ev.ref, raw)
+        self.fields.set_text(fields_text(raw))
+        self.raw_box.set_text(f"Raw record — {ev.source}:{ev.line}")
+        self.raw.set_text(as_text(raw))
         self.changes.show(self._change(i, ev.kind, ev.ref))
 
     def _change(self, i: int, kind: str, ref: int | None) -> ChangeView | None:
         call = i if kind == "tool_call" else (ref if kind == "tool_result" and ref is not None else None)
         if call is None:
             return None
+        if self.changes.showing(call):
+            return self.changes.view
         target = self.session.event(call).target
-        return change_view(self.session, call, history=self.ctx.files.get(target), workspace=self.ctx.workspace)
+        return change_view(
+            self.session, call, history=self.ctx.files.get(target), workspace=self.ctx.workspace
+        )
 
     def _pair(self, i: int, kind: str, ref: int | None, raw: dict[str, Any]) -> None:
-        s, pick = self.session, self.ctx.on_pick
+        s = self.session
         done = s.completion_of(i)
-        with ui.card().tight().classes("w-full wb-pair").mark("pair"):
-            with ui.column().classes("p-2 gap-1"):
-                if kind == "tool_call":
-                    ui.label("intent → commit").classes("text-xs uppercase text-grey-7")
-                    if done is None:
-                        ui.label("no commit or failure recorded: the effect is unconfirmed (pending)").classes(
-                            "text-warning"
-                        )
-                    else:
-                        with ui.row().classes("items-center gap-2"):
-                            d = s.event(done)
-                            ui.label(f"{d.type}")
-                            status_badge(d.status)
-                            step_button(f"step {done + 1}", done, pick).mark("pair-link")
-                        _verification(_raw(s, done))
-                elif ref is not None:
-                    r = s.event(ref)
-                    ui.label(f"answers {r.type}").classes("text-xs uppercase text-grey-7")
-                    with ui.row().classes("items-center gap-2"):
-                        ui.label(" ".join(x for x in (r.tool, r.target) if x) or r.kind).classes("font-mono wb-break")
-                        step_button(f"step {ref + 1}", ref, pick).mark("pair-link")
-                    _verification(raw)
-                elif kind == "approval_request":
-                    ui.label("approval").classes("text-xs uppercase text-grey-7")
-                    if done is None:
-                        ui.label("unanswered").classes("text-warning")
-                    else:
-                        step_button(f"decision at step {done + 1}", done, pick)
-                    gated = s.gated.get(i)
-                    if gated is not None:
-                        step_button(f"gated action at step {gated + 1}", gated, pick)
-                else:
-                    ui.label("no paired record").classes("text-xs text-grey-6")
-                if kind == "agent_spawn":
-                    self._child_link(raw)
+        head, line, status, error, verify = "no paired record", "", None, "", ""
+        links: list[tuple[str | None, int | None]] = [(None, None), (None, None)]
+        if kind == "tool_call":
+            head = "intent → commit"
+            if done is None:
+                line = "no commit or failure recorded: the effect is unconfirmed (pending)"
+            else:
+                d = s.event(done)
+                line, status = d.type, d.status
+                links[0] = (f"step {done + 1}", done)
+                rec = _raw(s, done)
+                verify, error = verification_text(rec), as_text(rec["error"], 2000) if "error" in rec else ""
+        elif ref is not None:
+            r = s.event(ref)
+            head = f"answers {r.type}"
+            line = " ".join(x for x in (r.tool, r.target) if x) or r.kind
+            links[0] = (f"step {ref + 1}", ref)
+            verify, error = verification_text(raw), as_text(raw["error"], 2000) if "error" in raw else ""
+        elif kind == "approval_request":
+            head = "approval"
+            line = "unanswered" if done is None else "decided"
+            if done is not None:
+                links[0] = (f"decision at step {done + 1}", done)
+            gated = s.gated.get(i)
+            if gated is not None:
+                links[1] = (f"gated action at step {gated + 1}", gated)
+        elif kind == "agent_spawn":
+            head = "subagent"
+            child = raw.get("child_agent")
+            first = self._first_of(child) if isinstance(child, str) else None
+            line = f"{child}" if first is not None else "child journal not found"
+            if first is not None:
+                links[0] = (f"its first step: {first + 1}", first)
+        self.pair_head.set_text(head)
+        self.pair_line.set_text(line)
+        self.pair_status.set_visibility(status is not None)
+        if status is not None:
+            _badge(self.pair_status, status)
+        for k, (label, target) in enumerate(links):
+            self._link(k, label, target)
+        self.verify.set_text(verify)
+        self.verify.set_visibility(bool(verify))
+        self.error.set_text(error)
+        self.error.set_visibility(bool(error))
 
-    def _child_link(self, raw: dict[str, Any]) -> None:
-        child = raw.get("child_agent")
-        agent = self.session.agents.get(child) if isinstance(child, str) else None
-        if agent is None:
-            ui.label("child journal not found").classes("text-grey-7")
-            return
-        code = self.session.table.pool.find(agent.id)
+    def _first_of(self, agent_id: str) -> int | None:
+        agent = self.session.agents.get(agent_id)
+        code = self.session.table.pool.find(agent.id) if agent else None
+        if code is None:
+            return None
         first = np.flatnonzero(columns(self.session).agent == code)[:1]
-        if len(first):
-            step_button(f"first step of {agent.id}: {int(first[0]) + 1}", int(first[0]), self.ctx.on_pick)
-
-    def _fields(self, raw: dict[str, Any]) -> None:
-        fields = [(k, v) for k, v in raw.items() if k not in ENVELOPE and not k.startswith("_")]
-        if not fields:
-            return
-        with ui.grid(columns="auto 1fr").classes("w-full gap-x-3 gap-y-1 wb-fields").mark("fields"):
-            for k, v in fields[:MAX_FIELDS]:
-                ui.label(str(k)).classes("font-mono text-grey-7")
-                pre(as_text(v))
-            if len(fields) > MAX_FIELDS:
-                ui.label(f"… {len(fields) - MAX_FIELDS} more fields in the raw record").classes("col-span-2")
+        return int(first[0]) if len(first) else None
 
 
-def _verification(rec: dict[str, Any]) -> None:
-    verified = rec.get("verified")
-    if isinstance(verified, dict):
-        post_ok = verified.get("post")
-        with ui.row().classes("items-center gap-2"):
-            ui.label("verified post hash:")
-            status_badge("ok" if post_ok is True else ("failed" if post_ok is False else "unknown"))
-            check = verified.get("check")
-            if isinstance(check, dict):
-                code = check.get("exit_code")
-                ui.label(f"check `{as_text(check.get('cmd', ''), 200)}` exit {code}").classes("font-mono")
-                status_badge("ok" if code == 0 else "failed")
-    if rec.get("recovered") is True:
-        status_badge("recovered")
-    if "error" in rec:
-        pre(as_text(rec["error"], 2000)).classes("text-negative")
+def _badge(badge: ui.badge, status: str) -> None:
+    badge.set_text(status or "—")
+    badge.props(f"color={status_color(status)}")
 
 
 def _raw(session: Session, i: int) -> dict[str, Any]:

@@ -28,6 +28,13 @@ COLUMNS = [
     {"name": "status", "label": "Status", "field": "status", "align": "left"},
     {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
 ]
+HIGHLIGHT_JS = (
+    "(() => { const t = getElement(%d); if (!t) return;"
+    " t.$el.querySelectorAll('tr.wb-current').forEach(r => r.classList.remove('wb-current'));"
+    " const tr = t.$el.querySelector('tbody tr:nth-child(%d)');"
+    " if (tr) { tr.classList.add('wb-current'); tr.scrollIntoView({block: 'nearest'}); } })()"
+)
+"""Moves the current-row highlight within the page shown (integers only are interpolated)."""
 ROW_CLASS_JS = "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem' : '')"
 
 _SUMMARY_KEYS = {
@@ -70,8 +77,16 @@ def describe(kind: str, tool: str, target: str, raw: dict[str, Any]) -> str:
     elif kind == "tool_result" and "error" not in raw:
         verified = raw.get("verified")
         ok = isinstance(verified, dict) and verified.get("post") is True
-        text = " · ".join(x for x in (str(raw.get("type", "")), "verified" if ok else "not verified",
-                                      "recovered" if raw.get("recovered") else "", _flat(raw.get("result"))) if x)
+        text = " · ".join(
+            x
+            for x in (
+                str(raw.get("type", "")),
+                "verified" if ok else "not verified",
+                "recovered" if raw.get("recovered") else "",
+                _flat(raw.get("result")),
+            )
+            if x
+        )
     else:
         keys = _SUMMARY_KEYS.get(kind, ())
         text = " · ".join(_flat(raw[k]) for k in keys if k in raw and raw[k] not in (None, ""))
@@ -84,12 +99,16 @@ def describe(kind: str, tool: str, target: str, raw: dict[str, Any]) -> str:
 class StepList:
     """A table of one page of ``cursor.view`` plus a pager."""
 
-    def __init__(self, session: Session, cursor: ReplayCursor, on_pick: Callable[[int], None], problems: np.ndarray):
+    def __init__(
+        self, session: Session, cursor: ReplayCursor, on_pick: Callable[[int], None], problems: np.ndarray
+    ):
         self.session = session
         self.cursor = cursor
         self.on_pick = on_pick
         self.problems = problems
         self.page = 1
+        self._page_rows: list[dict[str, Any]] = []
+        self._page_key: tuple[int, int, int] | None = None
         self.count = ui.label().classes("text-xs text-grey-7").mark("step-count")
         self.table = ui.table(columns=COLUMNS, rows=[], row_key="step").props("dense flat wrap-cells=false")
         self.table.classes("w-full wb-steps").mark("step-list")
@@ -102,6 +121,7 @@ class StepList:
     def set_session(self, session: Session, problems: np.ndarray) -> None:
         self.session = session
         self.problems = problems
+        self._page_key = None
 
     @property
     def pages(self) -> int:
@@ -116,7 +136,15 @@ class StepList:
         self.page = max(1, min(page, self.pages))
         view = self.cursor.view
         lo = (self.page - 1) * PAGE_SIZE
-        self.table.rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
+        key = (id(view), len(view), self.page)
+        cur = self.cursor.index + 1
+        if key != self._page_key:  # a new page: read its records and send them
+            self._page_rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
+            self._page_key = key
+            self.table.rows = [{**r, "cur": r["step"] == cur} for r in self._page_rows]
+        else:  # same page: only move the highlight in the browser (no rows re-sent)
+            k = next((n for n, r in enumerate(self._page_rows) if r["step"] == cur), -1)
+            ui.run_javascript(HIGHLIGHT_JS % (self.table.id, k + 1))
         self.pager.max = self.pages
         self.pager.set_value(self.page)
         total = len(self.session)
@@ -124,7 +152,9 @@ class StepList:
         pos = self.cursor.position
         where = f"step {self.cursor.step:,} of {total:,}"
         if shown != total:
-            where += f" · {shown:,} match" + (f" · #{pos + 1:,} of them" if pos is not None else " · current step hidden")
+            where += f" · {shown:,} match" + (
+                f" · #{pos + 1:,} of them" if pos is not None else " · current step hidden"
+            )
         self.count.set_text(where)
 
     def _row(self, i: int) -> dict[str, Any]:
@@ -141,7 +171,6 @@ class StepList:
             "kind": ev.kind,
             "status": ev.status,
             "what": describe(ev.kind, ev.tool, ev.target, raw),
-            "cur": i == self.cursor.index,
             "problem": bool(self.problems[i]) if i < len(self.problems) else False,
         }
 

@@ -170,15 +170,15 @@ def marks(session: Session, axis: Axis) -> list[tuple[float, str, str]]:
     return out
 
 
-def layout(session: Session, axis: Axis, current: int | None) -> dict[str, Any]:
-    shapes: list[dict[str, Any]] = []
-    notes: list[dict[str, Any]] = []
-    for k, (x, label, colour) in enumerate(marks(session, axis)):
-        shapes.append(_vline(x, colour, "dash"))
-        notes.append(
-            {"x": x, "y": 1 - 0.2 * k, "yref": "paper", "text": label, "showarrow": False, "yanchor": "top",
-             "xanchor": "right", "bgcolor": "rgba(255,255,255,0.8)", "font": {"color": colour, "size": 11}}
-        )
+def layout(
+    session: Session,
+    axis: Axis,
+    current: int | None,
+    fixed: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """The layout; ``fixed`` (from :func:`mark_shapes`) saves recomputing the crash/recovery marks."""
+    shapes, notes = fixed if fixed is not None else mark_shapes(session, axis)
+    shapes = list(shapes)
     if current is not None and current < axis.n:
         shapes.append(_vline(axis.at(current), "#111827", "solid"))
     return {
@@ -200,17 +200,56 @@ def layout(session: Session, axis: Axis, current: int | None) -> dict[str, Any]:
     }
 
 
+def mark_shapes(session: Session, axis: Axis) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Dashed lines and labels for the crash and recovery moments."""
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
+    for k, (x, label, colour) in enumerate(marks(session, axis)):
+        shapes.append(_vline(x, colour, "dash"))
+        notes.append(
+            {
+                "x": x,
+                "y": 1 - 0.2 * k,
+                "yref": "paper",
+                "text": label,
+                "showarrow": False,
+                "yanchor": "top",
+                "xanchor": "right",
+                "bgcolor": "rgba(255,255,255,0.8)",
+                "font": {"color": colour, "size": 11},
+            }
+        )
+    return shapes, notes
+
+
 def _vline(x: float, colour: str, dash: str) -> dict[str, Any]:
-    return {"type": "line", "x0": x, "x1": x, "yref": "paper", "y0": 0, "y1": 1,
-            "line": {"color": colour, "width": 1.5, "dash": dash}}
+    return {
+        "type": "line",
+        "x0": x,
+        "x1": x,
+        "yref": "paper",
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": colour, "width": 1.5, "dash": dash},
+    }
 
 
 CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
 
-def figure(session: Session, axis: Axis, current: int | None, x_range: tuple[float, float] | None = None) -> dict[str, Any]:
+def figure(
+    session: Session,
+    axis: Axis,
+    current: int | None,
+    x_range: tuple[float, float] | None = None,
+    fixed: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
     """The whole figure as a plain dict (the fast path of ``ui.plotly``)."""
-    return {"data": traces(session, axis, x_range), "layout": layout(session, axis, current), "config": CONFIG}
+    return {
+        "data": traces(session, axis, x_range),
+        "layout": layout(session, axis, current, fixed),
+        "config": CONFIG,
+    }
 
 
 class TimelineChart:
@@ -220,6 +259,7 @@ class TimelineChart:
         self.session = session
         self.on_pick = on_pick
         self.axis = Axis(session)
+        self.fixed = mark_shapes(session, self.axis)
         self.current = current
         self.plot = ui.plotly(self._figure()).classes("w-full wb-timeline").mark("timeline")
         self.plot.on("plotly_click", self._click, js_handler=CLICK_JS)
@@ -227,7 +267,7 @@ class TimelineChart:
             self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
 
     def _figure(self, x_range: tuple[float, float] | None = None) -> dict[str, Any]:
-        return figure(self.session, self.axis, self.current, x_range)
+        return figure(self.session, self.axis, self.current, x_range, self.fixed)
 
     def _click(self, e: events.GenericEventArguments) -> None:
         step = e.args.get("s") if isinstance(e.args, dict) else None
@@ -252,7 +292,7 @@ class TimelineChart:
         """Move the current-step line (a relayout of the shapes, not a redraw)."""
         self.current = index
         fig = self.plot.figure
-        fig["layout"] = layout(self.session, self.axis, index)
+        fig["layout"] = layout(self.session, self.axis, index, self.fixed)
         shapes = orjson.dumps(fig["layout"]["shapes"]).decode()  # numbers and fixed colours only
         ui.run_javascript(
             f"(() => {{ const c = getElement({self.plot.id}); "

@@ -11,20 +11,37 @@ from .common import handle_errors
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Interface to listen on; any other than loopback requires the printed token.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to listen on; any other than loopback requires the printed token.",
+)
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--no-open", is_flag=True, help="Do not open a browser.")
 @click.option("--native", is_flag=True, help="Open a desktop window (needs the `native` extra: pywebview).")
-@click.option("--workspace", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="Working tree to compare post hashes with (the file now and at git HEAD).")
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Working tree to compare post hashes with (the file now and at git HEAD).",
+)
 @handle_errors
-def view(paths: tuple[Path, ...], host: str, port: int, no_open: bool, native: bool, workspace: Path | None) -> None:
+def view(
+    paths: tuple[Path, ...], host: str, port: int, no_open: bool, native: bool, workspace: Path | None
+) -> None:
     """Replay journals, run dirs, or a folder of runs step by step in the browser."""
     from journal.recovery import analyze
     from viewer.app import serve
     from viewer.security import needs_token, new_token
 
-    serve(list(paths), host=host, port=port, open=not no_open, native=native, workspace=workspace,
-          token=new_token() if needs_token(host) else None, analyzer=analyze,
-          announce=lambda url: click.echo(f"walkback viewer: {url}  (Ctrl+C to stop)", err=True))
+    serve(
+        list(paths),
+        host=host,
+        port=port,
+        open=not no_open,
+        native=native,
+        workspace=workspace,
+        token=new_token() if needs_token(host) else None,
+        analyzer=analyze,
+        announce=lambda url: click.echo(f"walkback viewer: {url}  (Ctrl+C to stop)", err=True),
+    )

@@ -1,0 +1,147 @@
+"""``walkback view``: one-line errors, the native extra, loopback by default, token for other hosts."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from sample_runs import build_run
+
+from viewer.store import entry_id
+from walkback.cli import cli
+
+URL = re.compile(r"walkback viewer: (http://\S+)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def viewer_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``walkback view ARGS`` as a real process; yields it and the URL it printed."""
+    env = {
+        k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"
+    }  # else NiceGUI acts as under test
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "walkback", "view", "--no-open", *args],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        m = URL.search(line)
+        assert m, f"no URL printed: {line!r}"
+        url = m.group(1)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(url.split("?")[0].rsplit("/s/", 1)[0] + "/favicon.ico", timeout=1)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read()
+                assert time.monotonic() < deadline, "the viewer did not start"
+                time.sleep(0.1)
+        yield proc, url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_missing_path_is_one_line_error(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["view", str(tmp_path / "nope"), "--no-open"])
+    assert r.exit_code == 2
+    assert r.output.strip() == f"Error: {tmp_path / 'nope'}: no such file or directory"
+
+
+def test_folder_without_sessions_is_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    r = CliRunner().invoke(cli, ["view", str(tmp_path), "--no-open"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.startswith(f"Error: {tmp_path}: no journal or known agent log found here")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("webview") is not None, reason="pywebview is installed here")
+def test_native_without_pywebview_says_how_to_install_it(tmp_path: Path) -> None:
+    run = build_run(tmp_path)
+    r = CliRunner().invoke(cli, ["view", str(run.dir), "--native"])
+    assert r.exit_code == 2
+    assert "pip install 'walkback[native]'" in r.output and "--native needs pywebview" in r.output
+
+
+def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    run = build_run(tmp_path)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = CliRunner().invoke(cli, ["view", str(run.dir), "--no-open", "--port", str(port)])
+    assert r.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in r.output
+
+
+def test_serves_the_session_on_loopback_without_a_token(tmp_path: Path) -> None:
+    run = build_run(tmp_path)
+    port = free_port()
+    with viewer_process(str(run.dir), "--port", str(port)) as (_, url):
+        assert url == f"http://127.0.0.1:{port}/s/{entry_id(run.dir)}"
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and "Rename get_user_by_id" in page.text
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+        listening = {c.laddr for c in _listeners(port)}
+        assert listening and all(addr[0] == "127.0.0.1" for addr in listening)
+
+
+def test_other_hosts_need_the_printed_token(tmp_path: Path) -> None:
+    run = build_run(tmp_path)
+    port = free_port()
+    with viewer_process(str(run.dir), "--host", "0.0.0.0", "--port", str(port)) as (_, url):
+        token = url.split("?token=")[1]
+        assert len(token) >= 24
+        base = f"http://127.0.0.1:{port}"
+        assert httpx.get(f"{base}/", timeout=10).status_code == 401
+        assert httpx.get(f"{base}/s/{entry_id(run.dir)}?token=guess", timeout=10).status_code == 401
+        with httpx.Client(base_url=base, timeout=10) as client:
+            r = client.get(f"/s/{entry_id(run.dir)}?token={token}")
+            assert r.status_code == 303 and r.headers["location"] == f"/s/{entry_id(run.dir)}"
+            assert client.get(r.headers["location"]).status_code == 200
+
+
+def _listeners(port: int) -> list:
+    """Sockets listening on ``port`` (from /proc/net, no extra tools)."""
+    out = []
+    for table, family in (("/proc/net/tcp", socket.AF_INET), ("/proc/net/tcp6", socket.AF_INET6)):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            addr, p = local.split(":")
+            if state == "0A" and int(p, 16) == port:  # LISTEN
+                if family == socket.AF_INET:
+                    ip = socket.inet_ntoa(bytes.fromhex(addr)[::-1])
+                else:
+                    ip = "::"
+                out.append(type("Conn", (), {"laddr": (ip, port)}))
+    return out
