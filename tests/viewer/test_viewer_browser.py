@@ -114,6 +114,43 @@ def test_keyboard_deep_links_back_forward_diff_and_problems(screen, tmp_path: Pa
     assert set(origins) <= {screen.url}
 
 
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "rename-recovered"
+
+
+@pytest.mark.skipif(not (SAMPLE / "journal.jsonl").is_file(), reason="no samples/ in this checkout")
+def test_a_real_sample_keyboard_diff_and_problems(screen) -> None:
+    """The agent loop's recovered rename: step with keys, open a diff, keep only the problems."""
+    import importers
+    from timeline.query import Query, select
+
+    session = importers.load(SAMPLE)
+    edit = int(select(session, Query(kinds=frozenset({"tool_call"}), tools=frozenset({"replace_symbol"})))[0])
+    configure([SAMPLE])
+    sid = entry_id(SAMPLE)
+    screen.open(f"/s/{sid}/step/{edit + 1}")
+    wait_step(screen, edit + 1)
+    diff = screen.find_by_css(".wb-diff")
+    assert diff.find_elements(By.CSS_SELECTOR, ".wb-add") and diff.find_elements(By.CSS_SELECTOR, ".wb-del")
+    screen.should_contain("post blob matches hash")
+    press(screen, "j")
+    wait_step(screen, edit + 2)
+    screen.should_contain("answers intent")
+    press(screen, Keys.ARROW_LEFT)
+    wait_step(screen, edit + 1)
+    # the current row is highlighted and the page itself did not scroll away from the header
+    assert screen.selenium.execute_script("return window.scrollY") == 0
+    current = screen.find_by_css(".wb-steps tr.wb-current td")
+    assert int(current.text) == edit + 1
+    screen.click("problems only")
+    time.sleep(0.6)
+    problems = select(session, Query(problems=True))
+    rows = screen.selenium.find_elements(By.CSS_SELECTOR, ".wb-steps tbody tr")
+    assert [int(r.find_element(By.CSS_SELECTOR, "td").text) for r in rows] == [int(i) + 1 for i in problems]
+    screen.click("Recovery")
+    screen.should_contain("recovery records in the journal")
+    screen.selenium.save_screenshot(str(ARTIFACTS / "sample-recovery.png"))
+
+
 def test_session_list_and_timeline_click(screen, tmp_path: Path) -> None:
     a = build_run(tmp_path, name="run-a", recovered=True)
     build_run(tmp_path, name="run-b", crashed=False)

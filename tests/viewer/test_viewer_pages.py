@@ -288,3 +288,28 @@ async def test_token_guards_every_page_when_set(viewer, sample) -> None:
             "Content-Security-Policy" in page.headers
             and "default-src 'self'" in page.headers["Content-Security-Policy"]
         )
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+async def test_every_step_of_every_sample_renders(viewer) -> None:
+    """The agent loop's real runs: the list shows them all and each step's detail builds."""
+    runs = sorted(p for p in SAMPLES.iterdir() if (p / "journal.jsonl").is_file()) if SAMPLES.is_dir() else []
+    if not runs:
+        import pytest
+
+        pytest.skip("no samples/ in this checkout")
+    async with viewer([SAMPLES]) as user:
+        await user.open("/")
+        listed = user.find(marker="session-list").elements.pop().rows
+        assert {Path(r["source"]).name for r in listed} == {p.name for p in runs}
+        for run in runs:
+            n = len(importers.load(run))
+            await user.open(f"/s/{entry_id(run)}/step/1")
+            for step in range(2, n + 1):
+                key(user, "j")
+                assert current(user) == step
+            for tab in ("agents", "files", "approvals", "recovery"):
+                user.find(marker=f"tab-{tab}").click()
+                await user.should_see(marker=f"panel-{tab}")

@@ -16,7 +16,7 @@ from .common import pre
 from .step_detail import step_button
 
 MAX_HISTORY = 200
-TABLE_PROPS = "dense flat"
+TABLE_PROPS = "dense flat wrap-cells"
 
 
 def _on_row(table: ui.table, field: str, on_pick: Callable[[int], None]) -> None:

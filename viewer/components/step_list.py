@@ -29,12 +29,14 @@ COLUMNS = [
     {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
 ]
 HIGHLIGHT_JS = (
-    "(() => { const t = getElement(%d); if (!t) return;"
+    "setTimeout(() => { const t = getElement(%d); if (!t) return;"
     " t.$el.querySelectorAll('tr.wb-current').forEach(r => r.classList.remove('wb-current'));"
-    " const tr = t.$el.querySelector('tbody tr:nth-child(%d)');"
-    " if (tr) { tr.classList.add('wb-current'); tr.scrollIntoView({block: 'nearest'}); } })()"
+    " const tr = t.$el.querySelector('tbody tr:nth-child(%d)'); const box = t.$el.querySelector('.q-table__middle');"
+    " if (!tr || !box) return; tr.classList.add('wb-current');"
+    " const b = box.getBoundingClientRect(), r = tr.getBoundingClientRect();"
+    " if (r.top < b.top + 32 || r.bottom > b.bottom) box.scrollTop += r.top - b.top - box.clientHeight / 2; }, 0)"
 )
-"""Moves the current-row highlight within the page shown (integers only are interpolated)."""
+"""Moves the current-row highlight and scrolls the list (never the page); only integers are interpolated."""
 ROW_CLASS_JS = "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem' : '')"
 
 _SUMMARY_KEYS = {
@@ -142,9 +144,9 @@ class StepList:
             self._page_rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
             self._page_key = key
             self.table.rows = [{**r, "cur": r["step"] == cur} for r in self._page_rows]
-        else:  # same page: only move the highlight in the browser (no rows re-sent)
-            k = next((n for n, r in enumerate(self._page_rows) if r["step"] == cur), -1)
-            ui.run_javascript(HIGHLIGHT_JS % (self.table.id, k + 1))
+        # the highlight moves in the browser; rows are only re-sent for a new page
+        k = next((n for n, r in enumerate(self._page_rows) if r["step"] == cur), -1)
+        ui.run_javascript(HIGHLIGHT_JS % (self.table.id, k + 1))
         self.pager.max = self.pages
         self.pager.set_value(self.page)
         total = len(self.session)
