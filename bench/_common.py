@@ -8,6 +8,7 @@ their virtual disks) drift by a factor of several between seconds.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -22,15 +23,35 @@ Side = Callable[[], float]
 """One side of a comparison: does its work once and returns the seconds that count."""
 
 
-def timed(fn: Callable[[], object]) -> Side:
-    """A side whose whole call counts."""
+def timed(fn: Callable[[], object], cpu: list[float] | None = None) -> Side:
+    """A side whose whole call counts (wall time); its best CPU time, children included, goes to
+    ``cpu[0]`` when given (a fairer measure than wall time on a machine busy with other work)."""
 
     def side() -> float:
+        before = cpu_seconds()
         t = time.perf_counter()
         fn()
-        return time.perf_counter() - t
+        wall = time.perf_counter() - t
+        if cpu is not None:
+            used = cpu_seconds() - before
+            cpu[:] = [min(cpu[0], used) if cpu else used]
+        return wall
 
     return side
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its reaped children."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def load_note() -> str:
+    """The machine's load, for reading the figures: ratios drift when it exceeds the cores."""
+    one, _, _ = os.getloadavg()
+    cores = os.cpu_count() or 1
+    busy = "  (busy: other work competes for the cores; see the CPU-time ratios)" if one > cores else ""
+    return f"load average {one:.1f} on {cores} cores{busy}"
 
 
 def best_of(rounds: int, *sides: Side, settle: bool = False) -> list[float]:

@@ -5,7 +5,8 @@ journal of at least :data:`MIN_BYTES`, the reader starts ``_hashworker.py`` (sta
 only), which reads the same file and reports for each line whether its ``h`` is the sha256 of its
 body, tagged with the line's length. The reader's own checks (parse, ``prev``, lsn, version) stay
 in the reader; a line the worker did not vouch for, or whose tag does not match, is hashed
-in-process as before. If the worker cannot start or stops early, everything is hashed in-process.
+in-process as before. If the worker cannot start or stops early, everything is hashed in-process;
+on a machine whose load leaves no core free it is not started at all.
 """
 
 from __future__ import annotations
@@ -64,9 +65,15 @@ class HashWorker:
             self.proc = None
 
 
+def core_free() -> bool:
+    """True when a core is idle enough to run the worker (on a busy machine it only adds work)."""
+    cores = os.cpu_count() or 1
+    return cores >= 2 and os.getloadavg()[0] <= cores - 1
+
+
 def start(path: Path, offset: int, size: int) -> HashWorker | None:
-    """A worker for the rest of ``path`` from ``offset`` if it is big enough to gain from one."""
-    if size - offset < MIN_BYTES or (os.cpu_count() or 1) < 2:
+    """A worker for the rest of ``path`` from ``offset``, if it is big enough to gain from one."""
+    if size - offset < MIN_BYTES or not core_free():
         return None
     try:
         return HashWorker(path, offset)

@@ -33,6 +33,7 @@ def worker_always(monkeypatch: pytest.MonkeyPatch) -> list[hashcheck.HashWorker]
 
     monkeypatch.setattr(hashcheck, "MIN_BYTES", 0)
     monkeypatch.setattr(hashcheck, "HashWorker", Spy)
+    monkeypatch.setattr(hashcheck, "core_free", lambda: True)
     return started
 
 
@@ -131,3 +132,10 @@ def test_the_worker_never_outlives_the_read(big: Path, worker_always: list[hashc
 def test_small_journals_are_hashed_in_process(big: Path) -> None:
     assert big.stat().st_size < hashcheck.MIN_BYTES
     assert hashcheck.start(big, 0, big.stat().st_size) is None
+
+
+def test_no_worker_is_started_when_no_core_is_free(
+    big: Path, worker_always: list[hashcheck.HashWorker], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hashcheck, "core_free", lambda: False)
+    assert scan(big).intact and not worker_always

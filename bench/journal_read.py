@@ -1,0 +1,94 @@
+"""Reading cost against raw parsing of the same lines, and memory against the file's size.
+
+(1) read + chain verify of a 1,000,000-record v1 journal (``journal.scan``, what ``walkback check``
+    does: parse every line, check its hash, its ``prev`` and its lsn) vs ``orjson.loads`` of each
+    line of the same file.                                   ratio = scan / raw time, goal <= 2.0.
+    The same read yielding every record (``journal.Scanner``, what importers iterate) is printed
+    beside it.
+(2) peak RSS of a fresh process loading the journal as a timeline (``importers.load``) vs the
+    file's size.                                          ratio = peak RSS / bytes, goal <= 2.0.
+
+The time sides alternate for --rounds rounds and each keeps its best time.
+
+Usage: ./run bench journal_read [--records N] [--rounds R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
+
+from journal import Scanner, scan  # noqa: E402
+from journal.testing import synth_journal  # noqa: E402
+
+LOAD = "import sys; from importers import load; s = load(sys.argv[1]); assert len(s) == int(sys.argv[2])"
+IMPORTS = "import importers, timeline, journal"
+
+
+def raw_loads(path: Path) -> None:
+    loads = orjson.loads
+    with open(path, "rb") as f:
+        for line in f:
+            loads(line)
+
+
+def scanner_records(path: Path) -> None:
+    for _ in Scanner(path):
+        pass
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    ok = True
+    with scratch_dir("wb-bench-read-") as tmp:
+        path = Path(tmp) / "journal.jsonl"
+        size = synth_journal(path, a.records)
+        print(f"{a.records:,} records, {size / 1e6:.0f} MB; best of {a.rounds} interleaved rounds")
+        assert scan(path).intact
+        print(load_note())
+        cpu: list[list[float]] = [[], [], []]
+        raw_t, scan_t, iter_t = best_of(
+            a.rounds,
+            timed(lambda: raw_loads(path), cpu[0]),
+            timed(lambda: scan(path), cpu[1]),
+            timed(lambda: scanner_records(path), cpu[2]),
+        )
+        (raw_c,), (scan_c,), (iter_c,) = cpu
+        ok &= report(
+            "read + chain verify: scan / raw orjson.loads",
+            scan_t / raw_t,
+            "<= 2.0",
+            scan_t / raw_t <= 2.0,
+            f"(raw {raw_t:.2f} s, scan {scan_t:.2f} s = {scan_t / a.records * 1e6:.2f} us per record)",
+        )
+        print(f"{'  yielding every record (Scanner) / raw':<46} {iter_t / raw_t:6.2f}   ({iter_t:.2f} s)")
+        print(
+            f"{'  CPU time, hash worker included: scan / raw':<46} {scan_c / raw_c:6.2f}   "
+            f"(Scanner / raw {iter_c / raw_c:.2f}; raw {raw_c:.2f} s, scan {scan_c:.2f} s,"
+            f" Scanner {iter_c:.2f} s)"
+        )
+        peak = child_peak_rss(LOAD, str(path), str(a.records))
+        base = child_peak_rss(IMPORTS)
+        ok &= report(
+            "timeline load: peak RSS / file size",
+            peak / size,
+            "<= 2.0",
+            peak / size <= 2.0,
+            f"(peak {peak / 1e6:.0f} MB for {size / 1e6:.0f} MB; the interpreter with its imports alone:"
+            f" {base / 1e6:.0f} MB; {(peak - base) / a.records:.0f} bytes per event above it)",
+        )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
