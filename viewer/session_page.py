@@ -96,14 +96,15 @@ class SessionPage:
         self.cursor.subscribe(self._moved)
         self.header_box = ui.column().classes("w-full gap-0")
         live = session.status == "running"
+        c = self.cursor  # the same cursor for the life of the page (reloads only change its view)
         self.controls = Controls(
-            self.cursor,
+            c,
             ControlActions(
-                first=lambda: self.cursor and self.cursor.first(),
-                prev=lambda: self.cursor and self.cursor.prev(),
+                first=lambda: c.first(),
+                prev=lambda: c.prev(),
                 toggle=self._toggle,
-                next=lambda: self.cursor and self.cursor.next(),
-                last=lambda: self.cursor and self.cursor.last(),
+                next=lambda: c.next(),
+                last=lambda: c.last(),
                 jump=self._jump,
                 speed=self._speed,
             ),

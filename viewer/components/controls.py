@@ -14,11 +14,11 @@ from ..cursor import SPEEDS, ReplayCursor
 class ControlActions:
     """What the buttons do (the page wires them to the cursor, history and URL)."""
 
-    first: Callable[[], None]
-    prev: Callable[[], None]
-    toggle: Callable[[], None]
-    next: Callable[[], None]
-    last: Callable[[], None]
+    first: Callable[[], object]
+    prev: Callable[[], object]
+    toggle: Callable[[], object]
+    next: Callable[[], object]
+    last: Callable[[], object]
     jump: Callable[[str], None]
     speed: Callable[[float], None]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from inspect import isawaitable
+from typing import Any
 
 from nicegui import events, ui
 
@@ -67,7 +68,7 @@ class FilterBar:
         )
         return sel.mark(f"filter-{label}")
 
-    async def _set(self, field: str, value: object) -> None:
+    async def _set(self, field: str, value: Any) -> None:
         values = frozenset(str(v) for v in (value or []))
         if values != getattr(self.query, field):
             await self._emit(self.query.with_(**{field: values}))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ def files_panel(
     session: Session,
     files: dict[str, np.ndarray],
     on_pick: Callable[[int], None],
-    on_filter: Callable[[str], None],
+    on_filter: Callable[[str], Awaitable[None] | None],
 ) -> None:
     """Every file touched, and on selection its history of changes as links to steps."""
     rows = [
@@ -47,7 +47,7 @@ def files_panel(
         }
         for path, idx in sorted(files.items())
     ]
-    cols = [
+    cols: list[dict[str, Any]] = [
         {"name": "path", "label": "File", "field": "path", "align": "left", "sortable": True},
         {"name": "changes", "label": "Changes", "field": "changes", "sortable": True},
         {"name": "first", "label": "First step", "field": "first", "sortable": True},
@@ -113,7 +113,7 @@ def approvals_panel(
     if not approvals:
         ui.label("no approval was requested").classes("text-grey-7")
         return
-    cols = [
+    cols: list[dict[str, Any]] = [
         {"name": "step", "label": "Request step", "field": "step", "sortable": True},
         {"name": "tool", "label": "Tool", "field": "tool", "align": "left"},
         {"name": "target", "label": "Target", "field": "target", "align": "left"},

@@ -9,7 +9,7 @@ from nicegui import events, ui
 from ..store import Entry, SessionStore
 from .common import fmt_duration, fmt_time
 
-COLUMNS = [
+COLUMNS: list[dict[str, Any]] = [
     {"name": "task", "label": "Task", "field": "task", "align": "left", "sortable": True},
     {"name": "format", "label": "Format", "field": "format", "align": "left", "sortable": True},
     {"name": "agents", "label": "Agents", "field": "agents", "sortable": True},

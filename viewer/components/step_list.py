@@ -31,10 +31,12 @@ COLUMNS = [
 HIGHLIGHT_JS = (
     "setTimeout(() => { const t = getElement(%d); if (!t) return;"
     " t.$el.querySelectorAll('tr.wb-current').forEach(r => r.classList.remove('wb-current'));"
-    " const tr = t.$el.querySelector('tbody tr:nth-child(%d)'); const box = t.$el.querySelector('.q-table__middle');"
+    " const tr = t.$el.querySelector('tbody tr:nth-child(%d)');"
+    " const box = t.$el.querySelector('.q-table__middle');"
     " if (!tr || !box) return; tr.classList.add('wb-current');"
     " const b = box.getBoundingClientRect(), r = tr.getBoundingClientRect();"
-    " if (r.top < b.top + 32 || r.bottom > b.bottom) box.scrollTop += r.top - b.top - box.clientHeight / 2; }, 0)"
+    " if (r.top < b.top + 32 || r.bottom > b.bottom)"
+    " box.scrollTop += r.top - b.top - box.clientHeight / 2; }, 0)"
 )
 """Moves the current-row highlight and scrolls the list (never the page); only integers are interpolated."""
 ROW_CLASS_JS = "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem' : '')"

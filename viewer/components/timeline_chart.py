@@ -132,7 +132,9 @@ def spawn_lines(session: Session, axis: Axis) -> dict[str, Any] | None:
         if agent.spawned_by is None or agent.spawned_by >= c.n:
             continue
         code = session.table.pool.find(agent.id)
-        first = np.flatnonzero(c.agent == code)[:1] if code is not None else []
+        if code is None:
+            continue
+        first = np.flatnonzero(c.agent == code)[:1]
         if not len(first):
             continue
         i, j = agent.spawned_by, int(first[0])
