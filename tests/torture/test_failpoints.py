@@ -11,6 +11,8 @@ import pytest
 from sweep import failpoint_cases
 from torturekit import Case
 
+pytestmark = pytest.mark.slow  # runs by default; the cases run two at a time (conftest.py)
+
 
 @pytest.mark.parametrize("case", failpoint_cases(), ids=str)
 def test_killed_at_a_failpoint_the_run_resumes_to_the_clean_result(torture, case: Case) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,8 @@ SEEDS = (
     + [Seeded("multi", s) for s in range(1, 11)]
 )
 
+pytestmark = pytest.mark.slow  # runs by default; the cases run two at a time (conftest.py)
+
 
 @pytest.mark.parametrize("case", SEEDS, ids=str)
 def test_killed_at_a_random_time_the_run_resumes_to_the_clean_result(torture, case: Seeded) -> None:  # type: ignore[no-untyped-def]

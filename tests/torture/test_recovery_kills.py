@@ -17,6 +17,8 @@ from oracle import journals
 from sweep import recovery_cases
 from torturekit import ROOT, Case
 
+pytestmark = pytest.mark.slow  # runs by default; the cases run two at a time (conftest.py)
+
 
 @pytest.mark.parametrize("case", recovery_cases(), ids=str)
 def test_a_resume_killed_during_recovery_is_finished_by_the_next(torture, case: Case) -> None:  # type: ignore[no-untyped-def]
