@@ -104,19 +104,17 @@ class JournalWriter:
             ops=ops,
             group_interval=group_interval,
         )
-        w.append(
-            "run.start",
-            journal_id=uuid.uuid4().hex,
-            task=task,
-            producer=PRODUCER,
-            **header,
-        )
+        try:
+            w.append("run.start", journal_id=uuid.uuid4().hex, task=task, producer=PRODUCER, **header)
+        except BaseException:
+            w.close()
+            raise
         return w
 
     @classmethod
     def open(cls, path: str | Path, *, ops: FileOps = OS, group_interval: float = 0.2) -> JournalWriter:
         """Open an existing journal to append. Refuses a damaged one: repair it first."""
-        from .reader import scan  # reader imports nothing from here; avoid a cycle at import
+        from .reader import scan  # the reader imports journal_path from here: import it late
 
         path = journal_path(path)
         result = scan(path)
