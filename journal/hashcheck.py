@@ -6,7 +6,7 @@ only), which reads the same file and reports for each line whether its ``h`` is 
 body, tagged with the line's length. The reader's own checks (parse, ``prev``, lsn, version) stay
 in the reader; a line the worker did not vouch for, or whose tag does not match, is hashed
 in-process as before. If the worker cannot start or stops early, everything is hashed in-process;
-on a machine whose load leaves no core free it is not started at all.
+on a single-core machine it is not started at all.
 """
 
 from __future__ import annotations
@@ -66,9 +66,10 @@ class HashWorker:
 
 
 def core_free() -> bool:
-    """True when a core is idle enough to run the worker (on a busy machine it only adds work)."""
-    cores = os.cpu_count() or 1
-    return cores >= 2 and os.getloadavg()[0] <= cores - 1
+    """True on a machine with a second core. (Load is not consulted: measured on a 2-core box at
+    load 6, the worker still cut the wall time of a read by 40%, the scheduler giving the pair a
+    larger share.)"""
+    return (os.cpu_count() or 1) >= 2
 
 
 def start(path: Path, offset: int, size: int) -> HashWorker | None:

@@ -134,7 +134,7 @@ def test_small_journals_are_hashed_in_process(big: Path) -> None:
     assert hashcheck.start(big, 0, big.stat().st_size) is None
 
 
-def test_no_worker_is_started_when_no_core_is_free(
+def test_no_worker_is_started_without_a_second_core(
     big: Path, worker_always: list[hashcheck.HashWorker], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(hashcheck, "core_free", lambda: False)
