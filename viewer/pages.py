@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from fastapi import Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from nicegui import app, ui
 
 from journal.blobs import parse_hash
@@ -34,9 +34,12 @@ def frame(title: str) -> Iterator[None]:
 
 def register_pages(store: SessionStore) -> None:
     @ui.page("/")
-    def session_list() -> None:
+    def session_list() -> RedirectResponse | None:
+        if len(store.entries) == 1:  # one session (e.g. the native window, which always opens "/")
+            return RedirectResponse(f"/s/{next(iter(store.entries))}")
         with frame("sessions"):
             SessionList(store)
+        return None
 
     @ui.page("/s/{sid}")
     @ui.page("/s/{sid}/step/{n}")

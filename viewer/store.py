@@ -31,6 +31,9 @@ Analyzer = Callable[..., Any]
 """``journal.recovery.analyze(path, *, workspace=None) -> RecoveryPlan`` (wired by the CLI)."""
 
 PAGE, LIST = 0, 1  # loader priorities: a page someone is waiting for goes first
+KEEP_UNVIEWED = 50_000
+"""A session read only for the list is kept in memory (and followed live) up to this many events;
+bigger ones keep just their summary until a page asks for them."""
 
 
 @dataclass
@@ -104,6 +107,8 @@ class Entry:
     loading: bool = False
     signature: tuple[Any, ...] = ()
     last_load: float = 0.0
+    viewed: bool = False
+    """A page asked for this session: keep it in memory."""
 
 
 def entry_id(path: Path) -> str:
@@ -205,7 +210,7 @@ class SessionStore:
             self.entries.setdefault(e.id, e)
         self._queue: queue.PriorityQueue[tuple[int, int, str]] = queue.PriorityQueue()
         self._seq = itertools.count()
-        self._queued: set[str] = set()
+        self._queued: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -231,11 +236,12 @@ class SessionStore:
         return self.entries.get(sid)
 
     def request(self, entry: Entry, *, priority: int = PAGE) -> None:
-        """Queue ``entry`` for (re)loading unless it is loaded, loading or queued already."""
+        """Queue ``entry`` for (re)loading unless it is loaded or already queued at this priority."""
+        entry.viewed = entry.viewed or priority == PAGE
         with self._lock:
-            if entry.id in self._queued or (entry.session is not None and priority == LIST):
+            if (entry.id, priority) in self._queued or (entry.session is not None and priority == LIST):
                 return
-            self._queued.add(entry.id)
+            self._queued.add((entry.id, priority))
         self._queue.put((priority, next(self._seq), entry.id))
 
     def load_now(self, entry: Entry, *, second_pass: bool = True) -> None:
@@ -254,14 +260,19 @@ class SessionStore:
     # -- loading ------------------------------------------------------------------------------
     def _run(self) -> None:
         while not self._stop.is_set():
-            _, _, sid = self._queue.get()
+            priority, _, sid = self._queue.get()
             if self._stop.is_set() or not sid:
                 return
             entry = self.entries[sid]
             with self._lock:
-                self._queued.discard(sid)
+                self._queued.discard((sid, priority))
+            if priority == LIST and (entry.session is not None or entry.error):
+                continue  # a page asked first and it is loaded already
             try:
                 if self._load(entry):
+                    if not entry.viewed and entry.session is not None and len(entry.session) > KEEP_UNVIEWED:
+                        entry.session = entry.derived = None  # listed only: keep the summary, free the rest
+                        continue
                     self._second_pass(entry)
             except Exception as e:  # noqa: BLE001 - one unreadable session must not stop the others
                 entry.error = f"{entry.path}: cannot be shown: {type(e).__name__}: {e}"
@@ -339,7 +350,7 @@ class SessionStore:
     def poll(self) -> None:
         """Queue a reload of every loaded session whose files changed (called twice a second)."""
         for e in self.entries.values():
-            if e.session is None or e.loading or e.id in self._queued:
+            if e.session is None or e.loading or (e.id, PAGE) in self._queued:
                 continue
             if time.monotonic() - e.last_load < min(e.load_seconds * 2, 10.0):
                 continue

@@ -65,8 +65,14 @@ def viewer(caplog: pytest.LogCaptureFixture) -> Iterator[Callable[..., Any]]:
     @asynccontextmanager
     async def open_viewer(paths: list[Path], **options: Any) -> AsyncIterator[Any]:
         configure(paths, **options)
+        failure: BaseException | None = None
         async with user_simulation(main_file=MAIN) as u:
-            yield u
+            try:
+                yield u
+            except BaseException as e:  # noqa: BLE001 - shut NiceGUI down cleanly first, then re-raise
+                failure = e
+        if failure is not None:
+            raise failure
         errors = [r for r in caplog.get_records("call") if r.levelname == "ERROR" and not _shutdown_race(r)]
         if errors:
             pytest.fail("unexpected ERROR logs: " + "; ".join(r.getMessage() for r in errors), pytrace=False)

@@ -282,8 +282,8 @@ async def test_token_guards_every_page_when_set(viewer, sample) -> None:
         assert (await http.get("/?token=wrong")).status_code == 401
         r = await http.get("/?token=s3cret-token")
         assert r.status_code == 303 and r.headers["location"] == "/"
-        assert (await http.get("/")).status_code == 200  # the cookie now carries it
-        page = await http.get("/")
+        page = await http.get(f"/s/{entry_id(sample.dir)}")  # the cookie now carries it
+        assert page.status_code == 200
         assert (
             "Content-Security-Policy" in page.headers
             and "default-src 'self'" in page.headers["Content-Security-Policy"]
@@ -313,3 +313,22 @@ async def test_every_step_of_every_sample_renders(viewer) -> None:
             for tab in ("agents", "files", "approvals", "recovery"):
                 user.find(marker=f"tab-{tab}").click()
                 await user.should_see(marker=f"panel-{tab}")
+
+
+async def test_seed_dialect_without_times_and_a_single_session_redirect(viewer, tmp_path: Path) -> None:
+    """The seq dialect has no timestamps and no hashes: the timeline falls back to step numbers."""
+    log = tmp_path / "seed.jsonl"
+    log.write_text(
+        '{"seq":1,"task_id":"t-1","tool":"write_file","args":{"path":"a.txt"},"idempotency_key":"t-1:1"}\n'
+        '{"seq":1,"result":"written","status":"ok"}\n'
+        '{"seq":2,"task_id":"t-1","tool":"http_post","args":{"url":"https://example.invalid"},"idempotency_key":"t-1:2"}\n'
+    )
+    async with viewer([log]) as user:
+        await user.open("/")  # one session: straight to it
+        assert current(user) == 1
+        await user.should_see("no hashes")
+        fig = user.find(marker="timeline").elements.pop().figure
+        assert fig["layout"]["xaxis"]["type"] == "linear"
+        key(user, "End")
+        assert current(user) == 3
+        await user.should_see(content="no commit or failure recorded")

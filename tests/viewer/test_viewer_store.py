@@ -92,3 +92,26 @@ def test_crashed_runs_get_the_recovery_analysis(tmp_path: Path) -> None:
     e2 = next(iter(store2.entries.values()))
     store2.load_now(e2)
     assert e2.plan is None
+
+
+def test_big_sessions_read_only_for_the_list_keep_just_their_summary(tmp_path: Path, monkeypatch) -> None:
+    import viewer.store as store_module
+
+    monkeypatch.setattr(store_module, "KEEP_UNVIEWED", 10)
+    a = build_run(tmp_path, name="run-a")
+    b = build_run(tmp_path, name="run-b")
+    store = SessionStore([a.dir, b.dir], loader=importers.load)
+    ea, eb = store.get(entry_id(a.dir)), store.get(entry_id(b.dir))
+    assert ea is not None and eb is not None
+    store.request(eb)  # a page asked for run-b
+    store.start()
+    try:
+        deadline = time.monotonic() + 20
+        while (
+            ea.summary is None or eb.derived is None or eb.derived.approvals is None
+        ) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        store.stop()
+    assert ea.summary is not None and ea.summary.events == 24 and ea.session is None
+    assert eb.session is not None and eb.viewed
