@@ -2,7 +2,7 @@
 
 A :class:`Case` says how a run dies: at a named failpoint (``WALKBACK_FAILPOINT=name:nth``, in the
 main agent or one subagent) or after a seeded random delay (``SIGKILL`` to the whole process
-group), and how each following ``walkback agent resume`` dies in turn. :func:`run_case` starts
+group), and how each following ``walkback agent resume`` dies in turn. :meth:`Lab.run` starts
 the task in a copy of a template workspace, inflicts the kills, resumes until a resume finishes,
 and hands the result to :mod:`oracle`, which compares it with a clean run of the same task.
 
