@@ -8,7 +8,8 @@
 (2) peak RSS of a fresh process loading the journal as a timeline (``importers.load``) vs the
     file's size.                                          ratio = peak RSS / bytes, goal <= 2.0.
 
-The time sides alternate for --rounds rounds and each keeps its best time.
+The time sides alternate for --rounds rounds and each keeps its best time; the freshly written
+file is flushed to disk first (os.sync), so no side pays for its write-back.
 
 Usage: ./run bench journal_read [--records N] [--rounds R]
 """
@@ -62,6 +63,7 @@ def main() -> int:
             timed(lambda: raw_loads(path), cpu[0]),
             timed(lambda: scan(path), cpu[1]),
             timed(lambda: scanner_records(path), cpu[2]),
+            settle=True,
         )
         (raw_c,), (scan_c,), (iter_c,) = cpu
         ok &= report(
