@@ -14,6 +14,12 @@ from journal import read_records, scan
 from journal.testing import write_run
 from walkback.cli import cli
 
+SHOW_KEYS = {
+    *("format", "task", "runs", "events", "kinds", "agents", "status", "recovered", "integrity", "pending"),
+    "last_committed_lsn",
+}
+CHECK_KEYS = {"ok", "dialect", "records", "last_lsn", "chain", "torn_tail", "corrupt", "torn_lines"}
+
 
 @pytest.fixture
 def runner() -> CliRunner:
@@ -44,6 +50,7 @@ def test_show_json_has_the_documented_keys(runner: CliRunner, crashed: Path) -> 
         "pending",
         "last_committed_lsn",
     } <= set(data)
+    assert set(data) == SHOW_KEYS, "the --json contract changes only on purpose"
     assert data["format"] == "walkback" and data["status"] == "crashed"
     assert data["events"] == sum(data["kinds"].values()) == len(read_records(crashed)[0])
     assert data["kinds"]["tool_call"] == 4 and data["kinds"]["tool_result"] == 3
@@ -78,6 +85,7 @@ def test_check_json_of_an_intact_journal(runner: CliRunner, crashed: Path) -> No
     assert r.exit_code == 0
     data = json.loads(r.stdout)
     assert {"ok", "records", "last_lsn", "chain", "torn_tail", "corrupt"} <= set(data)
+    assert set(data) == CHECK_KEYS, "the --json contract changes only on purpose"
     n = len(read_records(crashed)[0])
     assert data | {"dialect": None, "torn_lines": None} == {
         "ok": True,
@@ -109,6 +117,7 @@ def test_check_exits_1_on_a_torn_tail_and_repair_fixes_it(runner: CliRunner, cra
     fixed = run(runner, "check", "--repair", crashed, "--json")
     assert fixed.exit_code == 0
     rep = json.loads(fixed.stdout)
+    assert set(rep) == {"repaired", "truncated_bytes", "last_good_lsn", "broken_copy", "recovered_lsn"}
     assert (
         rep["repaired"] is True and rep["truncated_bytes"] == 24 and rep["last_good_lsn"] == data["last_lsn"]
     )
