@@ -9,6 +9,7 @@ digits are the sha256 of the bytes before that suffix, else 0. The length tag le
 check it is looking at the same line. Imports only the standard library, so it starts fast.
 """
 
+import binascii
 import hashlib
 import sys
 from array import array
@@ -20,6 +21,7 @@ BLOCK = 1 << 22
 
 def main(path: str, offset: int) -> None:
     sha = hashlib.sha256
+    hexlify = binascii.hexlify
     out = sys.stdout.buffer
     with open(path, "rb") as f:
         f.seek(offset)
@@ -29,13 +31,15 @@ def main(path: str, offset: int) -> None:
             lines[0] = carry + lines[0]
             carry = lines.pop()
             tags = array("H")
+            tag = tags.append
             for line in lines:
-                i = len(line) - SUFFIX
-                good = i > 0 and line.startswith(MARK, i)
-                if good and line[i + 6 : i + 70] == sha(line[:i]).hexdigest().encode():
-                    tags.append(0x8000 | ((len(line) + 1) & 0x7FFF))
+                n = len(line)
+                i = n - SUFFIX
+                suffixed = i > 0 and line.startswith(MARK, i)
+                if suffixed and line[i + 6 : i + 70] == hexlify(sha(line[:i]).digest()):
+                    tag(0x8000 | ((n + 1) & 0x7FFF))
                 else:
-                    tags.append(0)
+                    tag(0)
             if sys.byteorder != "little":
                 tags.byteswap()
             out.write(tags.tobytes())
