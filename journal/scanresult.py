@@ -56,7 +56,7 @@ class ScanResult:
     records: int = 0
     """Records on the trusted chain (records shown beside a gap are not counted)."""
     last_lsn: int = -1
-    """Highest lsn (seq) read on the chain; -1 when there is none."""
+    """lsn of the last record on the chain (seed dialects: the highest number read); -1 if none."""
     last_h: str | None = None
     valid_end: int = 0
     """Byte offset where the last readable record ends; a repair truncates here."""
