@@ -104,6 +104,9 @@ class Entry:
     progress: int = 0
     version: int = 0
     load_seconds: float = 0.0
+    """Time of the last first pass: the importer plus the views derived for the page."""
+    import_seconds: float = 0.0
+    """The importer's share of it."""
     loading: bool = False
     signature: tuple[Any, ...] = ()
     last_load: float = 0.0
@@ -291,6 +294,7 @@ class SessionStore:
 
         try:
             session = self.loader(entry.path, progress=progress)
+            entry.import_seconds = time.perf_counter() - t0
             derived = Derived(facets=query.facets(session), files=query.file_rows(session))
             summary = summarize(session)
         except WalkbackError as e:
