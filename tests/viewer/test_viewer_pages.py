@@ -332,3 +332,24 @@ async def test_seed_dialect_without_times_and_a_single_session_redirect(viewer, 
         key(user, "End")
         assert current(user) == 3
         await user.should_see(content="no commit or failure recorded")
+
+
+async def test_following_a_running_agent_stays_on_the_newest_step(viewer, tmp_path: Path) -> None:
+    from journal.runlock import RunLock
+
+    run = build_run(tmp_path, crashed=True)
+    n = len(importers.load(run.dir))
+    with RunLock(run.dir):  # a live agent holds its run's lock: the session is "running"
+        async with viewer([run.dir]) as user:
+            await user.open(f"/s/{entry_id(run.dir)}/step/{n}")
+            await user.should_see("running")
+            assert user.find(marker="follow").elements.pop().value is True
+            grow(run, 2)
+            started = time.monotonic()
+            while current(user) != n + 2 and time.monotonic() - started < 3:
+                await asyncio.sleep(0.05)
+            assert current(user) == n + 2
+    # the lock is gone without a run.end: the next poll shows a crash
+    async with viewer([run.dir]) as user:
+        await user.open(f"/s/{entry_id(run.dir)}/step/1")
+        await user.should_see("crashed")
