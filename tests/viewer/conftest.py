@@ -8,7 +8,6 @@ are built from the public pieces of ``nicegui.testing`` instead: ``user_simulati
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -20,11 +19,8 @@ from typing import Any
 
 import pytest
 from sample_runs import Run, build_run
+from viewer_env import ARTIFACTS, MAIN, configure
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-MAIN = HERE / "app_main.py"
-ARTIFACTS = ROOT / "test-artifacts" / "viewer"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -46,15 +42,6 @@ def _nicegui_storage() -> Iterator[None]:
 @pytest.fixture
 def sample(tmp_path: Path) -> Run:
     return build_run(tmp_path, recovered=True, torn=True)
-
-
-def configure(paths: list[Path], **options: Any) -> None:
-    """Set what app_main.py serves: paths, and workspace/token/preload/poll/analyze options."""
-    cfg = {
-        "paths": [str(p) for p in paths],
-        **{k: str(v) if isinstance(v, Path) else v for k, v in options.items()},
-    }
-    os.environ["WALKBACK_VIEWER_TEST"] = json.dumps(cfg)
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import ARTIFACTS, configure
 from sample_runs import XSS, build_run
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from viewer_env import ARTIFACTS, configure
 
 from viewer.store import entry_id
 
