@@ -24,6 +24,7 @@ XSS = {
     "<b onmouseover=window.__xss=7>bold</b>",
     "agent": "<i onclick=window.__xss=8>helper</i>",
     "reason": "<a href=javascript:window.__xss=9>click</a>",
+    "dir": "run-<img src=x onerror=window.__xss=10>",
 }
 
 APP_V1 = b"def get_user_by_id(uid):\n    return db.get(uid)\n\n\ndef main():\n    print(get_user_by_id(1))\n"

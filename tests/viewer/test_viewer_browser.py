@@ -183,7 +183,8 @@ def test_session_list_and_timeline_click(screen, tmp_path: Path) -> None:
 
 
 def test_model_written_content_never_executes(screen, tmp_path: Path) -> None:
-    run = build_run(tmp_path, xss=True, recovered=True)
+    run = build_run(tmp_path, name=XSS["dir"], xss=True, recovered=True)  # even the run dir's name
+    build_run(tmp_path, name="plain")
     configure([tmp_path])
     sid = entry_id(run.dir)
     screen.open("/")
@@ -218,6 +219,7 @@ def test_model_written_content_never_executes(screen, tmp_path: Path) -> None:
     screen.selenium.get(f"{screen.url}{pages[0]}")
     time.sleep(0.8)
     assert XSS["task"] in app_text(screen) and XSS["agent"] in app_text(screen)
+    assert XSS["dir"] in screen.selenium.title
     _assert_inert(screen)
     screen.selenium.save_screenshot(str(ARTIFACTS / "xss-session.png"))
 
