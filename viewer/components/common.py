@@ -59,10 +59,6 @@ def pre(text: str) -> ui.label:
     return ui.label(text).classes("wb-pre")
 
 
-def status_badge(status: str) -> ui.badge:
-    return ui.badge(status or "—", color=status_color(status)).classes("wb-status")
-
-
 def fmt_time(ts: float | None, *, date: bool = False) -> str:
     if ts is None or (isinstance(ts, float) and math.isnan(ts)):
         return ""
