@@ -60,11 +60,9 @@ class Torture:
 
 @pytest.fixture(scope="session")
 def torture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Torture:
-    specs = [
-        item.callspec.params["case"]
-        for item in request.session.items
-        if "case" in getattr(getattr(item, "callspec", None), "params", {})
-    ]
+    params = (getattr(getattr(item, "callspec", None), "params", {}) for item in request.session.items)
+    # other test folders have `case` parameters too: keep only torture cases
+    specs = [p["case"] for p in params if isinstance(p.get("case"), (Case, Seeded))]
     t = Torture(tmp_path_factory.mktemp("torture"), specs)
     request.config.stash[TORTURE] = t
     return t
