@@ -167,12 +167,8 @@ def read_header(run_dir: Path) -> dict[str, Any]:
 
 def recover_first(run_dir: Path, workspace: Path, on_event: Progress | None) -> Any:
     """Run recovery (apply) on a run directory that nobody is writing."""
-    try:
-        from journal.recovery import recover
-    except ImportError as e:
-        raise AgentError(
-            f"journal.recovery cannot be imported ({e}); cannot resume safely", path=run_dir
-        ) from None
+    from journal.recovery import recover
+
     if lock_is_held(run_dir):
         raise AgentError("this run is still running (its lock is held)", path=run_dir)
     plan = recover(run_dir, workspace=workspace, apply=True)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from agent.demo_service import DemoService
 
 
 @pytest.fixture(autouse=True)
@@ -20,9 +17,3 @@ def walkback_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[DemoService]:
-    svc = DemoService(tmp_path / "service")
-    svc.start()
-    yield svc
-    svc.stop()

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from recovery_helpers import Run, make_repo
 
-from agent.demo_service import DemoService
 from journal import JournalWriter
 
 
@@ -29,10 +28,3 @@ def run(tmp_path: Path) -> Iterator[Run]:
     w.close()
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[DemoService]:
-    """The demo service (real HTTP on 127.0.0.1) that honours Idempotency-Key and logs every call."""
-    svc = DemoService(tmp_path / "service")
-    svc.start()
-    yield svc
-    svc.stop()

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -150,12 +149,6 @@ def test_rename_with_a_torn_target_is_restored_and_redone(
 
 
 # -- the approval-gated release with external calls -------------------------------------------------
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[DemoService]:
-    svc = DemoService(tmp_path / "service")
-    svc.start()
-    yield svc
-    svc.stop()
 
 
 @pytest.fixture(scope="module")
