@@ -38,6 +38,21 @@ def walkback(
     )
 
 
+def agent_run(
+    task: str | Path,
+    ws: Path,
+    run_dir: Path,
+    *extra: str,
+    service: str | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``walkback agent run TASK --workspace WS --run-dir RUN`` (auto-approved against ``service``)."""
+    args = ["agent", "run", str(task), "--workspace", str(ws), "--run-dir", str(run_dir)]
+    if service:
+        args += ["--approve-all", "--service", service]
+    return walkback(*args, *extra, env=env)
+
+
 def records(run_dir: Path) -> list[dict[str, Any]]:
     """Every record of a run's journal (complete lines only)."""
     data = (run_dir / "journal.jsonl").read_bytes()

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agenthelp import ROOT, of_type, records, scratch, walkback
+from agenthelp import ROOT, agent_run, of_type, records, scratch
 
 from agent.approvals import ApprovalPending, ApprovalRequest, Policy, approve_all, deny_all
 from agent.demo_service import DemoService
@@ -97,18 +97,8 @@ def test_an_unanswered_approval_is_asked_again_after_a_crash_never_inferred(
 ) -> None:
     ws = scratch("release", tmp_path / "ws")
     run_dir = tmp_path / "run"
-    p = walkback(
-        "agent",
-        "run",
-        "release",
-        "--workspace",
-        str(ws),
-        "--run-dir",
-        str(run_dir),
-        "--approve-all",
-        "--service",
-        service.url,
-        env={"WALKBACK_FAILPOINT": "approval.after_request"},
+    p = agent_run(
+        "release", ws, run_dir, service=service.url, env={"WALKBACK_FAILPOINT": "approval.after_request"}
     )
     assert p.returncode == -9, p.stderr
     (req,) = of_type(records(run_dir), "approval.request")

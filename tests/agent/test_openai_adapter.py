@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agenthelp import of_type, records, scratch, walkback
+from agenthelp import agent_run, of_type, records, scratch
 
 from agent.actions import PlanError
 from agent.approvals import approve_all
@@ -115,14 +115,10 @@ def test_three_invalid_outputs_in_a_row_fail_the_run_without_acting(tmp_path: Pa
 def test_the_cli_drives_the_model_planner(tmp_path: Path, model: FakeModel) -> None:
     model.replies = ['{"tool": "ensure_line", "args": {"path": "README.md", "line": "edited by a model"}}']
     ws = scratch("rename", tmp_path / "ws")
-    p = walkback(
-        "agent",
-        "run",
+    p = agent_run(
         "rename",
-        "--workspace",
-        str(ws),
-        "--run-dir",
-        str(tmp_path / "run"),
+        ws,
+        tmp_path / "run",
         "--planner",
         "openai",
         "--base-url",

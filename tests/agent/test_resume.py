@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from agenthelp import of_type, records, scratch, tree, walkback
+from agenthelp import agent_run, of_type, records, scratch, tree, walkback
 
 from agent.approvals import approve_all, deny_all
 from agent.runs import resume_run, start_run
@@ -27,16 +27,7 @@ def clean_rename(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 def crash_then_resume(tmp: Path, failpoint: str) -> tuple[Path, Path]:
     ws = scratch("rename", tmp / "ws")
     run_dir = tmp / "run"
-    p = walkback(
-        "agent",
-        "run",
-        "rename",
-        "--workspace",
-        str(ws),
-        "--run-dir",
-        str(run_dir),
-        env={"WALKBACK_FAILPOINT": failpoint},
-    )
+    p = agent_run("rename", ws, run_dir, env={"WALKBACK_FAILPOINT": failpoint})
     assert p.returncode == -9, f"{failpoint} never fired: {p.stderr[-500:]}"
     r = walkback("agent", "resume", str(run_dir))
     assert r.returncode == 0, r.stderr
@@ -109,16 +100,7 @@ def side_effect_task(tmp: Path) -> Path:
         )
     )
     make_workspace(load_task(task), tmp / "ws")
-    p = walkback(
-        "agent",
-        "run",
-        str(task),
-        "--workspace",
-        str(tmp / "ws"),
-        "--run-dir",
-        str(tmp / "run"),
-        env={"WALKBACK_FAILPOINT": "command.after_run"},
-    )
+    p = agent_run(task, tmp / "ws", tmp / "run", env={"WALKBACK_FAILPOINT": "command.after_run"})
     assert p.returncode == -9
     return tmp / "run"
 

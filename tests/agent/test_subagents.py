@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agenthelp import ROOT, of_type, records, scratch, tree, walkback
+from agenthelp import ROOT, agent_run, of_type, records, scratch, tree
 
 from agent.approvals import approve_all
 from agent.demo import open_intent
@@ -101,19 +101,7 @@ def test_a_resumed_parent_adopts_its_running_children(
     ws = scratch("multi_agent", tmp_path / "ws")
     run_dir = tmp_path / "run"
     env = {"WALKBACK_FAILPOINT": "spawn.after_child_start:3", "WALKBACK_FAILPOINT_AGENT": "main"}
-    p = walkback(
-        "agent",
-        "run",
-        "multi_agent",
-        "--workspace",
-        str(ws),
-        "--run-dir",
-        str(run_dir),
-        "--approve-all",
-        "--service",
-        service.url,
-        env=env,
-    )
+    p = agent_run("multi_agent", ws, run_dir, service=service.url, env=env)
     assert p.returncode == -9, p.stderr
     assert len(of_type(records(run_dir), "agent.spawn")) == 3 and of_type(records(run_dir), "agent.end") == []
     events: list[str] = []
@@ -128,19 +116,7 @@ def test_a_crashed_child_is_resumed_by_its_live_parent(tmp_path: Path, service: 
     ws = scratch("multi_agent", tmp_path / "ws")
     run_dir = tmp_path / "run"
     env = {"WALKBACK_FAILPOINT": "apply.after_rename:1", "WALKBACK_FAILPOINT_AGENT": "billing"}
-    p = walkback(
-        "agent",
-        "run",
-        "multi_agent",
-        "--workspace",
-        str(ws),
-        "--run-dir",
-        str(run_dir),
-        "--approve-all",
-        "--service",
-        service.url,
-        env=env,
-    )
+    p = agent_run("multi_agent", ws, run_dir, service=service.url, env=env)
     assert p.returncode == 0, p.stderr
     assert "subagent billing stopped without finishing; resuming it" in p.stderr
     check_family(run_dir)
@@ -157,19 +133,7 @@ def test_a_child_killed_before_its_header_starts_afresh(
     ws = scratch("multi_agent", tmp_path / "ws")
     run_dir = tmp_path / "run"
     env = {"WALKBACK_FAILPOINT": failpoint, "WALKBACK_FAILPOINT_AGENT": "billing"}
-    p = walkback(
-        "agent",
-        "run",
-        "multi_agent",
-        "--workspace",
-        str(ws),
-        "--run-dir",
-        str(run_dir),
-        "--approve-all",
-        "--service",
-        service.url,
-        env=env,
-    )
+    p = agent_run("multi_agent", ws, run_dir, service=service.url, env=env)
     assert p.returncode == 0, p.stderr
     check_family(run_dir)
     kept = list((run_dir / "agents" / "billing").glob("journal.jsonl.broken-header-*"))
