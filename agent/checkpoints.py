@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from journal import failpoints
+from journal.segments import SEGMENTS_DIR, rotate_threshold
 
 from .gitutil import git
 
@@ -63,3 +64,6 @@ def take_checkpoint(h: Harness) -> None:
     failpoints.failpoint("checkpoint.after_git_commit")
     h.append("checkpoint", git=sha, branch=branch, covers_lsn=covers)
     h.emit(f"checkpoint {sha[:10]} on {branch} (covers lsn < {covers})")
+    segment = h.writer.rotate(rotate_threshold())  # a safe point: nothing open refers back past it
+    if segment is not None:
+        h.emit(f"journal archived as {SEGMENTS_DIR}/{segment.name}; continued at lsn {h.writer.first_lsn}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from journal.errors import AgentError
-from journal.reader import read_records
+from journal.segments import read_run
 
 
 @dataclass
@@ -35,7 +35,7 @@ class RunState:
 
     @classmethod
     def load(cls, path: Path) -> RunState:
-        records, result = read_records(path)
+        records, result = read_run(path)  # archived segments too: the plan and early steps
         if not result.intact:
             raise AgentError(f"journal is damaged ({result.damage_summary()}); recover it first", path=path)
         if result.dialect != "v1":

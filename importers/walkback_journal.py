@@ -141,6 +141,10 @@ def _load_one(
     stores: list[BlobStore],
     progress: Progress | None,
 ) -> None:
+    from journal.segments import archived  # a rotated run: its archived segments first, each a source
+
+    for seg in archived(jpath):
+        _load_one(session, seg.path, parent=parent, spawned_by=spawned_by, stores=stores, progress=progress)
     src = len(session.sources)
     session.sources.append(jpath)
     stores.append(BlobStore(jpath.parent / "blobs"))

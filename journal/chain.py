@@ -33,6 +33,10 @@ from .scanresult import Damage, Record, ScanResult, as_lsn, brief, is_seq_result
 Blocks = Iterable[tuple[list[bytes], bool]]
 """Lists of lines without their ``\\n``; the flag is False only for a final line with no newline."""
 
+CONTINUED = "journal.continued"
+"""The first record of a live journal after a rotation (:mod:`journal.segments`)."""
+HEADER_TYPES = frozenset({"run.start", CONTINUED})
+
 SUFFIX_LEN = len(H_MARK) + 64 + 2
 """Bytes from the start of ``,"h":"`` to the end of a v1 line: the mark, 64 hex digits, ``"}``."""
 
@@ -136,6 +140,8 @@ class V1Chain:
         size = len(raw) + 1 if nl else len(raw)
         rec, dmg, hashes = self._check(offset, line_no, line, size, nl)
         out: list[Record] = []
+        if rec is not None and self.res.records == 0 and not self.region and self.expect == 0:
+            self._start(rec)
         if rec is not None:
             prev = rec.data.get("prev")
             if prev == self.last_h and rec.lsn == self.expect:
@@ -162,6 +168,15 @@ class V1Chain:
         self.region.append(dmg)
         self.bad_hashes.update(h for h in hashes if h)
         return out
+
+    def _start(self, rec: Record) -> None:
+        """A file that starts with an intact ``journal.continued`` record (a rotated run's live file,
+        docs/journal-format.md §1) chains from it: its own hash is trusted as the chain's start.
+        Whether it links to the archived segment before it is ``walkback check``'s business on the
+        run directory (:mod:`journal.segments`)."""
+        if rec.data.get("type") == CONTINUED and isinstance(rec.data.get("prev"), str):
+            self.last_h, self.expect = rec.data["prev"], rec.lsn
+            self.res.first_lsn = rec.lsn
 
     def _check(
         self, offset: int, line_no: int, line: bytes, size: int, nl: bool
@@ -202,7 +217,7 @@ class V1Chain:
 
     def _take(self, rec: Record, out: list[Record]) -> None:
         res = self.res
-        if res.records == 0 and rec.lsn == 0 and rec.data.get("type") == "run.start":
+        if res.records == 0 and rec.lsn == res.first_lsn and rec.data.get("type") in HEADER_TYPES:
             res.header = rec.data
         res.records += 1
         self.last_h = rec.data["h"]

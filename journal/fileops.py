@@ -46,6 +46,10 @@ class FileOps:
     def unlink(self, path: Path) -> None:
         os.unlink(path)
 
+    def link(self, src: Path, dst: Path) -> None:
+        """Hard-link ``src`` as ``dst`` (a journal segment archived before its live name moves on)."""
+        os.link(src, dst)
+
     def truncate(self, path: Path, size: int) -> None:
         os.truncate(path, size)
 

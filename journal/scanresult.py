@@ -52,7 +52,11 @@ class ScanResult:
     dialect: str = "v1"
     """``v1`` (hash-chained), ``lsn`` (seed dialect without hashes) or ``seq`` (seed pairs)."""
     header: dict[str, Any] | None = None
-    """v1: the ``run.start`` record (None if it is damaged); seed dialects: the first record."""
+    """v1: the ``run.start`` record, or the ``journal.continued`` record that starts a live file
+    after a rotation (it repeats the header's fields); None if damaged. Seed dialects: the first
+    record."""
+    first_lsn: int = 0
+    """lsn of the file's first record: 0, or that of its ``journal.continued`` record."""
     records: int = 0
     """Records on the trusted chain (records shown beside a gap are not counted)."""
     last_lsn: int = -1

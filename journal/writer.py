@@ -12,6 +12,7 @@ Durability rules (docs/journal-format.md, "Durability"):
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -52,6 +53,8 @@ class JournalWriter:
         last_h: str,
         ops: FileOps,
         group_interval: float,
+        header: dict[str, Any] | None = None,
+        first_lsn: int = 0,
     ) -> None:
         self.path = path
         self.run = run
@@ -65,6 +68,10 @@ class JournalWriter:
         self._dirty = False
         self._group_interval = group_interval
         self._last_sync = time.monotonic()
+        self.header: dict[str, Any] = header or {}
+        """The live file's first record (``run.start`` or ``journal.continued``): what a rotation repeats."""
+        self.first_lsn = first_lsn
+        """lsn of the live file's first record."""
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
@@ -104,8 +111,10 @@ class JournalWriter:
             ops=ops,
             group_interval=group_interval,
         )
+        fields = {"journal_id": uuid.uuid4().hex, "task": task, "producer": PRODUCER, **header}
         try:
-            w.append("run.start", journal_id=uuid.uuid4().hex, task=task, producer=PRODUCER, **header)
+            w.append("run.start", **fields)
+            w.header = {"type": "run.start", "run": w.run, "agent": w.agent, **fields}
         except BaseException:
             w.close()
             raise
@@ -113,10 +122,15 @@ class JournalWriter:
 
     @classmethod
     def open(cls, path: str | Path, *, ops: FileOps = OS, group_interval: float = 0.2) -> JournalWriter:
-        """Open an existing journal to append. Refuses a damaged one: repair it first."""
+        """Open an existing journal to append. Refuses a damaged one: repair it first.
+
+        A rotation a crash interrupted is finished (or undone) first; the caller holds the run lock.
+        """
         from .reader import scan  # the reader imports journal_path from here: import it late
+        from .segments import finish_rotation
 
         path = journal_path(path)
+        finish_rotation(path, ops=ops)
         result = scan(path)
         if not result.intact:
             raise JournalDamaged(
@@ -136,6 +150,8 @@ class JournalWriter:
             last_h=result.last_h or ZERO_HASH,
             ops=ops,
             group_interval=group_interval,
+            header=header,
+            first_lsn=result.first_lsn,
         )
 
     # -- appending ----------------------------------------------------------------------------
@@ -244,6 +260,34 @@ class JournalWriter:
         raise JournalWriteFailed(
             f"{why}; the journal is closed for writing and will not be retried", path=self.path
         )
+
+    def rotate(self, min_bytes: int) -> Path | None:
+        """Archive the live file once it holds ``min_bytes`` and continue in a new one.
+
+        Call it only right after a durable ``checkpoint`` record (a safe point: nothing open refers
+        back into the archived part). Returns the archived segment's path, or None when the live
+        file is still small (or not v1). A failure closes the writer; opening the journal again
+        finishes or undoes the rotation (:func:`journal.segments.finish_rotation`).
+        """
+        from .segments import archive
+
+        if self._fd is None:
+            raise JournalWriteFailed("writer is closed (an earlier write or fsync failed)", path=self.path)
+        if self.dialect != "v1" or min_bytes <= 0 or self.next_lsn <= self.first_lsn:
+            return None
+        if os.fstat(self._fd).st_size < min_bytes:
+            return None
+        self.sync()
+        try:
+            seg, cont, h = archive(self)
+            fd = self._ops.open_append(self.path)
+        except OSError as e:
+            self._fail(f"rotation failed: {e}")
+        self._ops.close(self._fd)
+        self._fd = fd
+        self.header, self.first_lsn = cont, self.next_lsn
+        self.next_lsn, self.last_h = self.next_lsn + 1, h
+        return seg
 
     def sync(self) -> None:
         """Make every record appended so far durable."""

@@ -90,10 +90,14 @@ def _first_damage(integ: Any) -> str:
 @handle_errors
 def check(path: Path, repair: bool, as_json: bool) -> None:
     """Check a journal's integrity. Exit 0 intact, 1 damaged, 2 unusable input."""
-    from journal import scan
+    from journal import journal_path, scan
+    from journal.segments import archived
 
     if repair:
         _repair(path, as_json)
+        return
+    if archived(journal_path(path)):
+        _check_run(path, as_json)
         return
     res = scan(path)
     data = {
@@ -113,12 +117,56 @@ def check(path: Path, repair: bool, as_json: bool) -> None:
     sys.exit(0 if res.intact else 1)
 
 
+def _check_run(path: Path, as_json: bool) -> None:
+    """``check`` on a rotated run: every archived segment, the live file, and the links between them."""
+    from journal.segments import scan_run
+
+    run = scan_run(path)
+    live = run.live
+
+    def where(res: Any, d: Any) -> dict[str, Any]:
+        return {"lsn": d.lsn, "line": d.line, "reason": d.reason, "file": str(res.path)}
+
+    data = {
+        "ok": run.intact,
+        "dialect": live.dialect,
+        "records": run.records,
+        "last_lsn": live.last_lsn,
+        "chain": "broken" if run.links or any(f.corrupt for f in run.files) else live.chain,
+        "torn_tail": live.torn_tail,
+        "corrupt": [where(f, d) for f in run.files for d in f.corrupt + (f.torn if f is not live else [])]
+        + [{"lsn": k.lsn, "line": k.line, "reason": k.reason, "file": str(k.path)} for k in run.links],
+        "torn_lines": [where(live, d) for d in live.torn],
+        "segments": [
+            {"path": str(f.path), "first_lsn": f.first_lsn, "last_lsn": f.last_lsn, "ok": f.intact}
+            for f in run.files[:-1]
+        ],
+    }
+    if as_json:
+        emit_json(data)
+    elif run.intact:
+        click.echo(
+            f"{safe(live.path)}: intact: {run.records} records through lsn {live.last_lsn} in "
+            f"{len(run.files) - 1} archived segment(s) and the live file, chain {data['chain']}"
+        )
+    else:
+        for f in run.files:
+            if not f.intact:
+                _report(f, repairable=f is live)
+        for k in run.links:
+            click.echo(f"{safe(k.path)}:{k.line}: broken link: {safe(k.reason)}", err=True)
+    sys.exit(0 if run.intact else 1)
+
+
 MAX_SHOWN = 5
 """Corrupt lines listed one by one before the rest are counted."""
 
 
-def _report(res: Any) -> None:
-    """The human form of ``check``: one line when intact, one per problem (bounded) when not."""
+def _report(res: Any, *, repairable: bool = True) -> None:
+    """The human form of ``check``: one line when intact, one per problem (bounded) when not.
+
+    An archived segment is never repaired (it is followed by the rest of the run): no hint then.
+    """
     where = safe(res.path)
     if res.intact:
         click.echo(f"{where}: intact: {res.records} records through lsn {res.last_lsn}, chain {res.chain}")
@@ -131,7 +179,7 @@ def _report(res: Any) -> None:
     if res.torn:
         d = res.torn[0]
         tail = res.torn_tail
-        fix = "" if res.corrupt else f"; repairable with `walkback check --repair {where}`"
+        fix = "" if res.corrupt or not repairable else f"; repairable with `walkback check --repair {where}`"
         click.echo(
             f"{where}:{d.line}: torn tail of {tail['bytes']} bytes ({len(res.torn)} line(s)) after lsn "
             f"{res.last_lsn}: {safe(d.reason)}{fix}",
