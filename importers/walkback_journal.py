@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from journal.errors import BlobError
 from journal.reader import Scanner, ScanResult, is_seq_result
 from journal.runlock import lock_is_held
 from journal.writer import JOURNAL_NAME, journal_path
-from timeline.model import STATUSES, RecoveryFinding, Session, parse_time
+from timeline.model import KIND_INDEX, STATUSES, RecoveryFinding, Session, parse_time
 
 NAME = "walkback"
 
@@ -74,17 +74,34 @@ def target_of(rec: dict[str, Any]) -> str:
     return ""
 
 
+CHUNK = 16384
+"""Records read between two points where a loader may show the session so far."""
+
+
 def load(path: Path, *, progress: Progress | None = None) -> Session:
     """Read a journal (or a run directory with its subagents) into a Session."""
+    *_, session = load_chunks(path, progress=progress)
+    return session
+
+
+def load_chunks(path: Path, *, chunk: int = CHUNK, progress: Progress | None = None) -> Iterator[Session]:
+    """Read like :func:`load`, yielding the same growing Session after every ``chunk`` records and
+    once more, complete, at the end (a viewer shows the session before the whole journal is read).
+
+    Between two yields only the events are in; session facts that need the whole journal (status,
+    integrity, subagents' order by time) are set before the last one.
+    """
     path = Path(path)
     jpath = journal_path(path)
     session = Session(format=NAME, sources=[])
     stores: list[BlobStore] = []
-    _load_one(session, jpath, parent=None, spawned_by=None, stores=stores, progress=progress)
+    yield from _load_one(
+        session, jpath, parent=None, spawned_by=None, stores=stores, chunk=chunk, progress=progress
+    )
     if len(session.sources) > 1:
         _order_by_time(session)
     session.blob_loader = _blob_loader(stores)
-    return session
+    yield session
 
 
 def _blob_loader(stores: list[BlobStore]) -> Callable[[str], bytes | None]:
@@ -139,33 +156,68 @@ def _load_one(
     parent: str | None,
     spawned_by: int | None,
     stores: list[BlobStore],
+    chunk: int,
     progress: Progress | None,
-) -> None:
+) -> Iterator[Session]:
+    """Read one journal (then its subagents'), yielding ``session`` after every ``chunk`` records.
+
+    The hot loop builds plain lists per column and hands them to the table once per chunk; rows
+    still in those lists are indexed from ``base``.
+    """
     from journal.segments import archived  # a rotated run: its archived segments first, each a source
 
     for seg in archived(jpath):
-        _load_one(session, seg.path, parent=parent, spawned_by=spawned_by, stores=stores, progress=progress)
+        yield from _load_one(
+            session,
+            seg.path,
+            parent=parent,
+            spawned_by=spawned_by,
+            stores=stores,
+            chunk=chunk,
+            progress=progress,
+        )
     src = len(session.sources)
     session.sources.append(jpath)
     stores.append(BlobStore(jpath.parent / "blobs"))
     t = session.table
+    pool = t.pool
+    intern = pool.id
+    ids = pool._index  # noqa: SLF001 - the hot loop reads the pool's dict directly, misses go through id()
     scanner = Scanner(jpath)
     refs = _Refs(len(t), dense=True)
     children: list[tuple[Path, int]] = []
     gap_lines: set[int] = set()
     outcomes: dict[str, str] = {}
+    types = _TypeCache(pool)
+    type_info = types.cache.get
     agent_id = ""
     ended = ""
     n = 0
     seq = False
     clock = _Clock()
-    append = t.append
+    minute, base_ts = clock.minute, clock.base
+    nan = math.nan
+    base = len(t)
+    i = base - 1  # the current record's index
+    flush_at = base + chunk - 1
+    kinds: list[int] = []
+    cols: dict[str, list[Any]] = {name: [] for name in t.COLUMNS}
+    c_lsn, c_ts, c_agent, c_type, c_tool, c_target, c_status, c_ref, c_line, c_offset, c_length = (
+        cols[k].append for k in "lsn ts agent type tool target status ref line offset length".split()
+    )
+    statuses = cols["status"]
+    add_kind = kinds.append
+    last_who, last_aid = "", 0
+    agent_aid = 0
     for rec in scanner:
         d = rec.data
+        lsn = rec.lsn
         if n == 0:
             seq = scanner.result.dialect == "seq"
             refs = _Refs(len(t), dense=not seq)
             agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
+            agent_aid = last_aid = intern(agent_id)
+            last_who = agent_id
             _add_agent(session, d, agent_id, parent, spawned_by)
         typ = d.get("type")
         completes_seq = False
@@ -176,50 +228,122 @@ def _load_one(
                 typ = "fail"
         if typ.__class__ is not str:
             typ = ""
-        kind = TYPE_KIND.get(typ, "other")
-        key = rec.lsn if completes_seq else d.get("ref", d.get("intent"))
-        ref = -1 if key is None else refs.get(key)
-        status = _status(typ, d) if typ in DERIVED_STATUS else FIXED_STATUS.get(typ, "")
+        info = type_info(typ)
+        kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
+        if completes_seq:
+            key = lsn
+        else:
+            key = d.get("ref", _MISSING)
+            if key is _MISSING:
+                key = d.get("intent")
+        if key.__class__ is int and refs.base <= key < refs.next:
+            ref = refs.first + key - refs.base
+        else:
+            ref = -1 if key is None else refs.get(key)
+        if fixed >= 0:
+            sid = fixed
+            status = pool.values[sid] if group else ""
+        else:
+            status = _status(typ, d)
+            sid = ids.get(status)
+            if sid is None:
+                sid = intern(status)
+        ts = d.get("ts", _MISSING)
+        if (
+            ts.__class__ is str
+            and len(ts) == 27
+            and ts.startswith(minute)
+            and ts[16] == ":"
+            and ts[19] == "."
+            and ts[26] == "Z"
+        ):
+            try:
+                sec = float(ts[17:26])
+            except ValueError:
+                sec = -1.0
+            if 0.0 <= sec < 61.0:
+                c_ts(base_ts + sec)
+            else:
+                c_ts(clock(ts))
+        elif ts is _MISSING:
+            c_ts(nan)
+        else:
+            c_ts(clock(ts))
+            minute, base_ts = clock.minute, clock.base
         who = d.get("agent")
+        if who is None:
+            c_agent(agent_aid)
+        elif who == last_who:
+            c_agent(last_aid)
+        elif who.__class__ is str and who:
+            last_who = who
+            aid = ids.get(who)
+            last_aid = aid if aid is not None else intern(who)
+            c_agent(last_aid)
+        else:
+            c_agent(agent_aid)
         tool = d.get("tool")
-        i = append(
-            kind=kind,
-            type=typ or "?",
-            lsn=rec.lsn,
-            ts=clock(d["ts"]) if "ts" in d else math.nan,
-            agent=who if who.__class__ is str and who else agent_id,
-            tool=tool if tool.__class__ is str else str(tool or ""),
-            target=target_of(d) if kind in ("tool_call", "approval_request") else "",
-            status=status,
-            ref=ref,
-            src=src,
-            line=rec.line,
-            offset=rec.offset,
-            length=rec.length,
-        )
+        if tool is None:
+            c_tool(0)
+        else:
+            tool = tool if tool.__class__ is str else str(tool or "")
+            tid = ids.get(tool)
+            c_tool(tid if tid is not None else intern(tool))
+        i += 1
+        add_kind(kind_id)
+        c_lsn(lsn)
+        c_type(type_id)
+        if group == _TARGETED:
+            target = target_of(d)
+            tid = ids.get(target)
+            c_target(tid if tid is not None else intern(target))
+        else:
+            c_target(0)
+        c_status(sid)
+        c_ref(ref)
+        c_line(rec.line)
+        c_offset(rec.offset)
+        c_length(rec.length)
         if rec.after_gap:
             gap_lines.add(rec.line)
         if completes_seq:
             pass
-        elif rec.lsn == refs.next:
+        elif lsn == refs.next:
             refs.next += 1
         else:
-            refs.put(rec.lsn, i)
-        if ref >= 0:
-            _complete(session, typ, d, ref, status)
-        if kind == "tool_call":
-            if "approval" in d:
-                request = refs.get(d["approval"])
-                if request >= 0:
-                    session.gated[request] = i
-        elif typ == "commit":
-            if parent is None:
-                session.last_committed_lsn = rec.lsn
-        elif typ in NOTABLE:
-            ended = _notable(session, jpath, typ, d, i, status, children, outcomes) or ended
+            refs.put(lsn, i)
+        if group:
+            if ref >= 0 and group == _COMPLETES:
+                done = _completed_status(typ, d, status)
+                if done:
+                    if ref >= base:
+                        statuses[ref - base] = intern(done)
+                    else:
+                        t.set_status(ref, done)
+            if group == _TARGETED:
+                if "approval" in d and kind_id == _TOOL_CALL:
+                    request = refs.get(d["approval"])
+                    if request >= 0:
+                        session.gated[request] = i
+            elif typ == "commit":
+                if parent is None:
+                    session.last_committed_lsn = lsn
+            if typ in NOTABLE:
+                ended = _notable(session, jpath, typ, d, i, status, children, outcomes) or ended
         n += 1
-        if progress and n % 65536 == 0:
-            progress(n)
+        if i >= flush_at:
+            cols["src"] = [src] * len(kinds)
+            t.extend(kinds, cols)
+            base = len(t)
+            flush_at = base + chunk - 1
+            kinds.clear()
+            for col in cols.values():
+                col.clear()
+            if progress:
+                progress(len(t))
+            yield session
+    cols["src"] = [src] * len(kinds)
+    t.extend(kinds, cols)
     res = scanner.result
     if n == 0:  # every line damaged: keep the agent visible
         agent_id = "main" if parent is None else f"agent-{src}"
@@ -234,12 +358,53 @@ def _load_one(
         _finish_main(session, jpath, res, ended)
     for child_path, spawn_index in children:
         if child_path.is_file() and child_path not in session.sources:
-            _load_one(
-                session, child_path, parent=agent_id, spawned_by=spawn_index, stores=stores, progress=progress
+            yield from _load_one(
+                session,
+                child_path,
+                parent=agent_id,
+                spawned_by=spawn_index,
+                stores=stores,
+                chunk=chunk,
+                progress=progress,
             )
     for name, outcome in outcomes.items():
         if name in session.agents:
             session.agents[name].outcome = outcome
+
+
+_MISSING: Any = object()
+_TOOL_CALL = KIND_INDEX["tool_call"]
+_TARGETED, _COMPLETES, _OTHER = 1, 2, 3
+"""Record groups off the plain path: with a target (tool calls, approval requests), completing
+another record, or notable / commit (session facts)."""
+COMPLETING_TYPES = frozenset({"commit", "fail", "approval.decision", "agent.end", "recovery"})
+
+
+class _TypeCache:
+    """Per record type: kind id, interned type, fixed status id (-1: derived) and its group."""
+
+    LIMIT = 4096
+    """Types are the journal author's words: an unbounded variety is not cached."""
+
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
+        self.cache: dict[str, tuple[int, int, int, int]] = {}
+
+    def add(self, typ: str) -> tuple[int, int, int, int]:
+        kind = TYPE_KIND.get(typ, "other")
+        fixed = -1 if typ in DERIVED_STATUS else self.pool.id(FIXED_STATUS.get(typ, ""))
+        if kind in ("tool_call", "approval_request"):
+            group = _TARGETED
+        elif typ in COMPLETING_TYPES:
+            group = _COMPLETES
+        elif typ in NOTABLE:
+            group = _OTHER
+        else:
+            group = 0
+        info = (KIND_INDEX[kind], self.pool.id(typ or "?"), fixed, group)
+        if len(self.cache) < self.LIMIT:
+            self.cache[typ] = info
+        return info
 
 
 def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str) -> None:
@@ -290,18 +455,26 @@ NOTABLE = frozenset({"agent.spawn", "agent.end", "run.end", "cancel", "recovery"
 
 
 class _Clock:
-    """A journal's RFC 3339 times as epoch seconds: each minute is parsed once, seconds added."""
+    """A journal's RFC 3339 times as epoch seconds: each minute is parsed once, seconds added.
+
+    :attr:`minute` and :attr:`base` are the last minute seen, for the importer's inline fast path.
+    """
 
     def __init__(self) -> None:
         self.minutes: dict[str, float] = {}
+        self.minute: Any = ()
+        """``YYYY-MM-DDTHH:MM`` of the last time parsed by minute (the empty tuple prefixes no text)."""
+        self.base = math.nan
 
     def __call__(self, value: Any) -> float:
         if value.__class__ is str and len(value) == 27 and value[26] == "Z":
-            base = self.minutes.get(value[:16])
+            key = value[:16]
+            base = self.minutes.get(key)
             if base is None:
                 if len(self.minutes) >= 4096:
                     self.minutes.clear()
-                base = self.minutes[value[:16]] = parse_time(value[:16] + ":00Z")
+                base = self.minutes[key] = parse_time(key + ":00Z")
+            self.minute, self.base = key, base
             try:
                 sec = float(value[17:26])
             except ValueError:
@@ -355,17 +528,13 @@ def _status(typ: str, d: dict[str, Any]) -> str:
     return ""
 
 
-def _complete(session: Session, typ: str, d: dict[str, Any], ref: int, status: str) -> None:
-    """Reflect a completing record on the event it completes."""
-    if ref < 0:
-        return
-    t = session.table
-    if typ in ("commit", "fail", "approval.decision"):
-        t.set_status(ref, status)
-    elif typ == "agent.end":
-        t.set_status(ref, status)
-    elif typ == "recovery" and d.get("action") == "ask_human":
-        t.set_status(ref, "in_doubt")
+def _completed_status(typ: str, d: dict[str, Any], status: str) -> str:
+    """The status a completing record gives the record it completes ('' for none)."""
+    if typ in ("commit", "fail", "approval.decision", "agent.end"):
+        return status
+    if typ == "recovery" and d.get("action") == "ask_human":
+        return "in_doubt"
+    return ""
 
 
 def _finding(session: Session, d: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ import math
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,24 @@ class EventTable:
         self.length.append(length)
         return i
 
+    COLUMNS = tuple("lsn ts agent type tool target status ref src line offset length".split())
+    """Every column but ``kind``, which :meth:`extend` fills last (its length is the table's)."""
+
+    def extend(self, kind: list[int], cols: dict[str, list[Any]]) -> None:
+        """Append many rows at once: ``kind`` ids and, per name of :attr:`COLUMNS`, one value per row
+        (pool ids for the interned ones). What an importer's hot loop uses instead of :meth:`append`."""
+        for name in self.COLUMNS:
+            getattr(self, name).extend(cols[name])
+        self.kind.extend(kind)
+
+    def copy(self) -> EventTable:
+        """An independent copy (the columns duplicated, the pool shared as it only ever grows)."""
+        t = EventTable.__new__(EventTable)
+        t.pool = self.pool
+        for name in ("kind", *self.COLUMNS, "_new_of"):
+            setattr(t, name, getattr(self, name)[:])
+        return t
+
     def reorder(self, perm: list[int]) -> None:
         """Put row ``perm[k]`` at position ``k`` in every column, remapping ``ref``."""
         new_of = array("q", [0]) * len(perm)
@@ -257,7 +275,7 @@ class IntegrityReport:
     """What the reader found about the record's trustworthiness."""
 
     chain: str = "absent"
-    """``ok``, ``broken`` or ``absent`` (the source has no hash chain)."""
+    """``ok``, ``broken``, ``absent`` (the source has no hash chain) or ``pending`` (still reading)."""
     torn_tail: dict[str, int] | None = None
     first_bad_lsn: int | None = None
     corrupt: list[dict[str, Any]] = field(default_factory=list)
@@ -267,6 +285,8 @@ class IntegrityReport:
     @property
     def badge(self) -> str:
         """A short label for headers and lists."""
+        if self.chain == "pending":
+            return "integrity pending"
         if self.chain == "broken":
             return f"chain broken at lsn {self.first_bad_lsn}"
         if self.torn_tail:
@@ -302,6 +322,23 @@ class Session:
         """Approval request index -> index of the tool call it gated."""
         self._completed_by: array | None = None  # type: ignore[type-arg]
         self._rows_by_agent: dict[int, array] | None = None  # type: ignore[type-arg]
+
+    def snapshot(self) -> Session:
+        """A copy that later loading does not touch (views hold buffers of its columns), shown as
+        a session still loading: its status and integrity are ``pending``."""
+        s = Session.__new__(Session)
+        s.__dict__.update(self.__dict__)
+        s.sources = list(self.sources)
+        s.table = self.table.copy()
+        s.agents = {k: replace(a) for k, a in self.agents.items()}
+        s.runs = list(self.runs)
+        s.status = "pending"
+        s.integrity = IntegrityReport(chain="pending", skipped=list(self.integrity.skipped))
+        s.recovery_findings = list(self.recovery_findings)
+        s.payloads = dict(self.payloads)
+        s.gated = dict(self.gated)
+        s._completed_by = s._rows_by_agent = None
+        return s
 
     # -- events -------------------------------------------------------------------------------
     def __len__(self) -> int:
