@@ -273,7 +273,7 @@ class JournalWriter:
 
         if self._fd is None:
             raise JournalWriteFailed("writer is closed (an earlier write or fsync failed)", path=self.path)
-        if self.dialect != "v1" or min_bytes <= 0 or self.next_lsn <= self.first_lsn:
+        if self.dialect != "v1" or self.path.name != JOURNAL_NAME or min_bytes <= 0:
             return None
         if os.fstat(self._fd).st_size < min_bytes:
             return None
