@@ -8,6 +8,7 @@ Every importer module defines ``NAME``, ``handles_path(path)``, ``handles_bytes(
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
@@ -84,3 +85,14 @@ def load(path: str | Path, *, progress: object = None) -> Session:
     """Detect the format of ``path`` and import it."""
     module = detect(path)
     return module.load(Path(path), progress=progress)  # type: ignore[no-any-return]
+
+
+def load_chunks(path: str | Path, *, progress: object = None) -> Iterator[Session]:
+    """Like :func:`load`, yielding the growing session as it is read and, last, the complete one
+    (an importer without ``load_chunks`` yields once)."""
+    module = detect(path)
+    chunks = getattr(module, "load_chunks", None)
+    if chunks is None:
+        yield module.load(Path(path), progress=progress)
+    else:
+        yield from chunks(Path(path), progress=progress)

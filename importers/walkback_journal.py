@@ -219,6 +219,8 @@ def _load_one(
             agent_aid = last_aid = intern(agent_id)
             last_who = agent_id
             _add_agent(session, d, agent_id, parent, spawned_by)
+            if src == 0:  # the task, for a session shown while it is still being read
+                _head(session, scanner.result)
         typ = d.get("type")
         completes_seq = False
         if seq:
@@ -409,10 +411,8 @@ class _TypeCache:
 
 def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str) -> None:
     """Session-level facts that come from the top-level journal."""
-    session.header = res.header or {}
+    _head(session, res)
     dialect = res.dialect
-    session.format = NAME if dialect == "v1" else f"{NAME}-seed-{dialect}"
-    session.task = str(session.header.get("task") or session.header.get("task_id") or "")
     integ = session.integrity
     integ.chain = res.chain
     integ.torn_tail = res.torn_tail
@@ -426,6 +426,13 @@ def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str) -> 
         session.status = "crashed"  # a v1 writer always ends with run.end; a seed run left an intent open
     else:
         session.status = "unknown"
+
+
+def _head(session: Session, res: ScanResult) -> None:
+    """Header, format and task: known from the first record on."""
+    session.header = res.header or {}
+    session.format = NAME if res.dialect == "v1" else f"{NAME}-seed-{res.dialect}"
+    session.task = str(session.header.get("task") or session.header.get("task_id") or "")
 
 
 def _add_agent(

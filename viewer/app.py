@@ -87,7 +87,7 @@ def make_store(
             raise ViewerError("no such file or directory", path=p)
     store = SessionStore(
         paths,
-        loader=loader or importers.load,
+        loader=loader or importers.load_chunks,
         detect=detect or importers.detect,
         workspace=workspace,
         analyzer=analyzer,

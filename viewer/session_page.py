@@ -19,7 +19,7 @@ from timeline.query import Query, locate, problems_mask, select
 from .components.agents import agent_tree
 from .components.controls import ControlActions, Controls
 from .components.filters import FilterBar
-from .components.header import session_header
+from .components.header import loading_text, session_header
 from .components.ledgers import approvals_panel, files_panel, recovery_panel
 from .components.step_detail import DetailContext, StepDetail
 from .components.step_list import StepList
@@ -58,6 +58,8 @@ class SessionPage:
         self.cursor: ReplayCursor | None = None
         self.built: set[str] = set()
         self.panels: dict[str, ui.column] = {}
+        self.loading_label: ui.label | None = None
+        entry.viewed = True  # a page shows it: keep it in memory once it is read
 
     # -- building -----------------------------------------------------------------------------
     def build(self) -> None:
@@ -142,7 +144,7 @@ class SessionPage:
         assert derived is not None and self.cursor is not None
         self.header_box.clear()
         with self.header_box:
-            session_header(self.session, derived.facets)
+            self.loading_label = session_header(self.session, derived.facets, loading=self.entry.partial)
         self.chart_box.clear()
         with self.chart_box:
             self.chart = TimelineChart(self.session, self._pick, self.cursor.index)
@@ -292,6 +294,8 @@ class SessionPage:
         if e.version == self.version:
             if e.session is None and not e.error and hasattr(self, "progress"):
                 self.progress.set_text(f"reading {e.label} … {e.progress:,} records")
+            elif e.partial and self.loading_label is not None:
+                self.loading_label.set_text(loading_text(e.progress))
             return
         if self.cursor is None or e.session is None:
             self._render()
@@ -314,6 +318,9 @@ class SessionPage:
         t = old.table
         same = locate(new, int(t.src[i]), int(t.offset[i])) if len(old) else None
         self.session = new
+        if old.status == "pending" and new.status == "running":  # first read done: a live run
+            self.controls.follow.set_value(True)
+            self.controls.follow.set_visibility(True)
         self.problems = problems_mask(new)
         self.cursor.set_view(select(new, self.query), total=len(new))
         self.steps.set_session(new, self.problems)

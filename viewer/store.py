@@ -12,7 +12,7 @@ import itertools
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +25,9 @@ from journal.writer import journal_path
 from timeline import query
 from timeline.model import Approval, Session
 
-Loader = Callable[..., Session]
-"""``importers.load(path, *, progress=None)``: any callable of that shape."""
+Loader = Callable[..., Session | Iterator[Session]]
+"""``importers.load_chunks(path, *, progress=None)`` (the growing session as it is read, the complete
+one last) or ``importers.load`` (just the complete one): any callable of either shape."""
 Analyzer = Callable[..., Any]
 """``journal.recovery.analyze(path, *, workspace=None) -> RecoveryPlan`` (wired by the CLI)."""
 
@@ -108,6 +109,10 @@ class Entry:
     import_seconds: float = 0.0
     """The importer's share of it."""
     loading: bool = False
+    partial: bool = False
+    """``session`` is a snapshot of a first read still in progress (status and integrity pending)."""
+    first_seconds: float = 0.0
+    """Time of the last first pass until the page could show something (a first chunk, or all)."""
     signature: tuple[Any, ...] = ()
     last_load: float = 0.0
     viewed: bool = False
@@ -278,6 +283,9 @@ class SessionStore:
                         continue
                     self._second_pass(entry)
             except Exception as e:  # noqa: BLE001 - one unreadable session must not stop the others
+                if entry.partial:
+                    entry.session = entry.derived = entry.summary = None
+                    entry.partial = False
                 entry.error = f"{entry.path}: cannot be shown: {type(e).__name__}: {e}"
                 entry.loading = False
                 entry.version += 1
@@ -292,25 +300,62 @@ class SessionStore:
         def progress(n: int) -> None:
             entry.progress = n
 
+        entry.first_seconds = 0.0
         try:
-            session = self.loader(entry.path, progress=progress)
+            session = self._read(entry, progress, t0, first=entry.session is None)
             entry.import_seconds = time.perf_counter() - t0
             derived = Derived(facets=query.facets(session), files=query.file_rows(session))
             summary = summarize(session)
         except WalkbackError as e:
+            if entry.partial:
+                entry.session = entry.derived = entry.summary = None
+                entry.partial = False
             entry.error = str(e)
             entry.loading = False
             entry.signature = tuple(before.values())
             entry.version += 1
             return False
         entry.session, entry.derived, entry.summary = session, derived, summary
+        entry.partial = False
         entry.error = ""
         entry.signature = self._signature(entry, before)
         entry.load_seconds = time.perf_counter() - t0
+        if not entry.first_seconds:
+            entry.first_seconds = entry.load_seconds
         entry.last_load = time.monotonic()
         entry.loading = False
         entry.version += 1
         return True
+
+    def _read(self, entry: Entry, progress: Callable[[int], None], t0: float, *, first: bool) -> Session:
+        """The loader's complete session. On a first read, a loader that yields the session as it
+        grows has it shown before the end: a snapshot once a yield turns out not to be the last, then
+        each time it has doubled (so the copies add up to about one more session)."""
+        result = self.loader(entry.path, progress=progress)
+        if isinstance(result, Session):
+            return result
+        chunks = iter(result)
+        session = next(chunks, None)
+        shown = 0
+        for session in chunks:  # noqa: B007 - the one the loop ends with is the complete session
+            if first and len(session) >= 2 * shown:
+                self._show_partial(entry, session)
+                shown = len(session)
+                if not entry.first_seconds:
+                    entry.first_seconds = time.perf_counter() - t0
+        if session is None:
+            raise WalkbackError("the importer produced no session", path=entry.path)
+        return session
+
+    @staticmethod
+    def _show_partial(entry: Entry, session: Session) -> None:
+        """Let pages show ``session`` as it is now, while the loader goes on filling it."""
+        snap = session.snapshot()
+        entry.derived = Derived(facets=query.facets(snap), files=query.file_rows(snap))
+        entry.summary = summarize(snap)
+        entry.session = snap
+        entry.partial = True
+        entry.version += 1
 
     def _second_pass(self, entry: Entry) -> None:
         """Slower views, after the page can already show the session."""

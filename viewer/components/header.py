@@ -18,13 +18,21 @@ def integrity_color(badge: str) -> str:
     return "negative"
 
 
-def session_header(session: Session, facets: Facets) -> None:
+def session_header(session: Session, facets: Facets, *, loading: bool = False) -> ui.label | None:
+    """The header; while the session is still being read (``loading``), says so and returns the
+    label that counts the events read so far."""
+    progress = None
     with ui.row().classes("items-center gap-3 w-full wb-header").mark("session-header"):
         ui.label(session.task or "(no task)").classes("text-h6 wb-break").mark("task")
         ui.badge(session.status, color=status_color(session.status)).mark("status")
         if session.recovered:
             ui.badge("recovered", color="purple").mark("recovered")
         ui.badge(session.integrity.badge, color=integrity_color(session.integrity.badge)).mark("integrity")
+        if loading:
+            ui.spinner(size="sm")
+            progress = (
+                ui.label(loading_text(len(session))).classes("text-sm text-warning").mark("loading-progress")
+            )
         ui.space()
         files = len(facets.files)
         parts = [
@@ -46,3 +54,8 @@ def session_header(session: Session, facets: Facets) -> None:
                 ui.label(f"corrupt line {d.get('line')} (lsn {d.get('lsn')}): {d.get('reason')}")
             for d in skipped[:5]:
                 ui.label(f"skipped {d.get('file')}:{d.get('line')}: {d.get('reason')}")
+    return progress
+
+
+def loading_text(events: int) -> str:
+    return f"loading… {events:,} events so far (status and integrity pending until the whole journal is read)"
