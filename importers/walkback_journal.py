@@ -74,7 +74,7 @@ def target_of(rec: dict[str, Any]) -> str:
     return ""
 
 
-CHUNK = 16384
+CHUNK = 4096
 """Records read between two points where a loader may show the session so far."""
 
 

@@ -68,7 +68,8 @@ class SessionPage:
         ui.timer(0.25, self._watch)
         ui.on("wb_key", self._key)
         ui.on("wb_popstate", self._popstate)
-        self._render()
+        with self.store.building_page():
+            self._render()
 
     def _render(self) -> None:
         e = self.entry
@@ -297,10 +298,11 @@ class SessionPage:
             elif e.partial and self.loading_label is not None:
                 self.loading_label.set_text(loading_text(e.progress))
             return
-        if self.cursor is None or e.session is None:
-            self._render()
-            return
-        self._reload()
+        with self.store.building_page():
+            if self.cursor is None or e.session is None:
+                self._render()
+            else:
+                self._reload()
 
     def _reload(self) -> None:
         """The session was re-read (it grew, or slower views arrived): keep the step and filters."""

@@ -13,6 +13,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ Analyzer = Callable[..., Any]
 """``journal.recovery.analyze(path, *, workspace=None) -> RecoveryPlan`` (wired by the CLI)."""
 
 PAGE, LIST = 0, 1  # loader priorities: a page someone is waiting for goes first
+PAGE_WAIT = 2.0
+"""Longest a first read pauses for one page being built."""
 KEEP_UNVIEWED = 50_000
 """A session read only for the list is kept in memory (and followed live) up to this many events;
 bigger ones keep just their summary until a page asks for them."""
@@ -222,6 +225,8 @@ class SessionStore:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._pages = 0
+        self._pages_done = threading.Condition()
 
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -251,6 +256,23 @@ class SessionStore:
                 return
             self._queued.add((entry.id, priority))
         self._queue.put((priority, next(self._seq), entry.id))
+
+    @contextmanager
+    def building_page(self) -> Iterator[None]:
+        """A page is being built: the loader waits at its next chunk, so the page is not starved of
+        the interpreter by a long first read (both run in one process)."""
+        with self._pages_done:
+            self._pages += 1
+        try:
+            yield
+        finally:
+            with self._pages_done:
+                self._pages -= 1
+                self._pages_done.notify_all()
+
+    def _let_pages_build(self) -> None:
+        with self._pages_done:
+            self._pages_done.wait_for(lambda: self._pages == 0, timeout=PAGE_WAIT)
 
     def load_now(self, entry: Entry, *, second_pass: bool = True) -> None:
         """Load synchronously (tests and benchmarks); the second pass can be left out."""
@@ -283,9 +305,7 @@ class SessionStore:
                         continue
                     self._second_pass(entry)
             except Exception as e:  # noqa: BLE001 - one unreadable session must not stop the others
-                if entry.partial:
-                    entry.session = entry.derived = entry.summary = None
-                    entry.partial = False
+                _drop_partial(entry)
                 entry.error = f"{entry.path}: cannot be shown: {type(e).__name__}: {e}"
                 entry.loading = False
                 entry.version += 1
@@ -307,9 +327,7 @@ class SessionStore:
             derived = Derived(facets=query.facets(session), files=query.file_rows(session))
             summary = summarize(session)
         except WalkbackError as e:
-            if entry.partial:
-                entry.session = entry.derived = entry.summary = None
-                entry.partial = False
+            _drop_partial(entry)
             entry.error = str(e)
             entry.loading = False
             entry.signature = tuple(before.values())
@@ -338,6 +356,7 @@ class SessionStore:
         session = next(chunks, None)
         shown = 0
         for session in chunks:  # noqa: B007 - the one the loop ends with is the complete session
+            self._let_pages_build()
             if first and len(session) >= 2 * shown:
                 self._show_partial(entry, session)
                 shown = len(session)
@@ -405,6 +424,13 @@ class SessionStore:
                 continue
             if self._signature(e) != e.signature:
                 self.request(e, priority=PAGE)
+
+
+def _drop_partial(entry: Entry) -> None:
+    """A first read failed after showing part of the session: show the error instead."""
+    if entry.partial:
+        entry.session = entry.derived = entry.summary = None
+        entry.partial = False
 
 
 def _label(p: Path) -> str:
