@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,10 @@ Analyzer = Callable[..., Any]
 """``journal.recovery.analyze(path, *, workspace=None) -> RecoveryPlan`` (wired by the CLI)."""
 
 PAGE, LIST = 0, 1  # loader priorities: a page someone is waiting for goes first
+SWITCH_WHILE_READING = 0.0005
+"""The interpreter's thread switch interval while a session is read in chunks (default 5 ms): the
+server's event loop gives the interpreter up at every turn and would wait that long to get it back,
+so a request served during a long read would take many times longer than alone."""
 PAGE_WAIT = 2.0
 """Longest a first read pauses for one page being built."""
 KEEP_UNVIEWED = 50_000
@@ -355,13 +360,18 @@ class SessionStore:
         chunks = iter(result)
         session = next(chunks, None)
         shown = 0
-        for session in chunks:  # noqa: B007 - the one the loop ends with is the complete session
-            self._let_pages_build()
-            if first and len(session) >= 2 * shown:
-                self._show_partial(entry, session)
-                shown = len(session)
-                if not entry.first_seconds:
-                    entry.first_seconds = time.perf_counter() - t0
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_WHILE_READING)
+        try:
+            for session in chunks:  # noqa: B007 - the one the loop ends with is the complete session
+                self._let_pages_build()
+                if first and len(session) >= 2 * shown:
+                    self._show_partial(entry, session)
+                    shown = len(session)
+                    if not entry.first_seconds:
+                        entry.first_seconds = time.perf_counter() - t0
+        finally:
+            sys.setswitchinterval(switch)
         if session is None:
             raise WalkbackError("the importer produced no session", path=entry.path)
         return session
