@@ -232,6 +232,7 @@ def _load_one(
             typ = ""
         info = type_info(typ)
         kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
+        key: Any
         if completes_seq:
             key = lsn
         else:
@@ -247,9 +248,8 @@ def _load_one(
             status = pool.values[sid] if group else ""
         else:
             status = _status(typ, d)
-            sid = ids.get(status)
-            if sid is None:
-                sid = intern(status)
+            found = ids.get(status)
+            sid = found if found is not None else intern(status)
         ts = d.get("ts", _MISSING)
         if (
             ts.__class__ is str
