@@ -75,13 +75,22 @@ def best_of(rounds: int, *sides: Side, settle: bool = False) -> list[float]:
 
 
 def child_peak_rss(code: str, *args: str) -> int:
-    """Peak resident set size in bytes of a fresh Python child running ``code`` (its ru_maxrss)."""
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    """Peak resident set size in bytes of a fresh Python child running ``code``.
+
+    Read from the child's own ``VmHWM`` at exit, not from ``ru_maxrss``: Linux carries the parent's
+    peak into a child's ``ru_maxrss`` across exec, which would blame this process's memory on it.
+    """
+    report = (
+        "\nimport sys as _sys\nwith open('/proc/self/status') as _f:\n"
+        "    print('VmHWM', [x.split()[1] for x in _f if x.startswith('VmHWM:')][0], file=_sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code + report, *args], cwd=ROOT, stderr=subprocess.PIPE, text=True
+    )
     if proc.returncode != 0:
-        raise SystemExit(f"child failed with exit code {proc.returncode}")
-    return usage.ru_maxrss * 1024  # Linux reports KiB
+        raise SystemExit(f"child failed with exit code {proc.returncode}: {proc.stderr[-500:]}")
+    kib = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("VmHWM ")][-1]
+    return int(kib) * 1024
 
 
 def scratch_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
