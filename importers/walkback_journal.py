@@ -39,6 +39,7 @@ TYPE_KIND = {
     "test.result": "test_result",
     "recovery": "recovery",
     "journal.recovered": "integrity",
+    "journal.continued": "integrity",
     "compaction": "compaction",
     "cancel": "run_end",
     "run.end": "run_end",
@@ -158,15 +159,22 @@ def _load_one(
     stores: list[BlobStore],
     chunk: int,
     progress: Progress | None,
+    segment_of: _Refs | None = None,
 ) -> Iterator[Session]:
     """Read one journal (then its subagents'), yielding ``session`` after every ``chunk`` records.
+
+    A rotated journal's archived segments are read first, sharing one lsn index (``segment_of``)
+    so a record may complete one in an earlier segment; damage inside an archived segment is
+    corruption (the chain goes on in the next file), never a torn tail.
 
     The hot loop builds plain lists per column and hands them to the table once per chunk; rows
     still in those lists are indexed from ``base``.
     """
     from journal.segments import archived  # a rotated run: its archived segments first, each a source
 
-    for seg in archived(jpath):
+    shared = segment_of
+    for seg in archived(jpath) if segment_of is None else ():
+        shared = shared or _Refs(len(session.table), dense=True)
         yield from _load_one(
             session,
             seg.path,
@@ -175,6 +183,7 @@ def _load_one(
             stores=stores,
             chunk=chunk,
             progress=progress,
+            segment_of=shared,
         )
     src = len(session.sources)
     session.sources.append(jpath)
@@ -214,7 +223,7 @@ def _load_one(
         lsn = rec.lsn
         if n == 0:
             seq = scanner.result.dialect == "seq"
-            refs = _Refs(len(t), dense=not seq)
+            refs = shared if shared is not None and not seq else _Refs(len(t), dense=not seq)
             agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
             agent_aid = last_aid = intern(agent_id)
             last_who = agent_id
@@ -350,14 +359,16 @@ def _load_one(
     if n == 0:  # every line damaged: keep the agent visible
         agent_id = "main" if parent is None else f"agent-{src}"
         _add_agent(session, {}, agent_id, parent, spawned_by)
-    session.agents[agent_id].events = n
+    session.agents[agent_id].events += n
     session.integrity.skipped.extend(
         {"file": str(jpath), "line": d.line, "reason": d.reason}
         for d in res.corrupt + res.torn
         if d.line not in gap_lines
     )
     if parent is None:
-        _finish_main(session, jpath, res, ended)
+        _finish_main(
+            session, jpath, res, ended, archived_segment=segment_of is not None
+        )
     for child_path, spawn_index in children:
         if child_path.is_file() and child_path not in session.sources:
             yield from _load_one(
@@ -409,15 +420,24 @@ class _TypeCache:
         return info
 
 
-def _finish_main(session: Session, jpath: Path, res: ScanResult, ended: str) -> None:
-    """Session-level facts that come from the top-level journal."""
-    _head(session, res)
+def _finish_main(
+    session: Session, jpath: Path, res: ScanResult, ended: str, *, archived_segment: bool = False
+) -> None:
+    """Session-level facts that come from the top-level journal (all its segments together)."""
+    if not archived_segment:
+        _head(session, res)
     dialect = res.dialect
     integ = session.integrity
-    integ.chain = res.chain
-    integ.torn_tail = res.torn_tail
-    integ.first_bad_lsn = res.first_bad_lsn
-    integ.corrupt = [{"lsn": d.lsn, "line": d.line, "reason": d.reason} for d in res.corrupt]
+    bad = res.corrupt + res.torn if archived_segment else res.corrupt
+    if bad or integ.chain != "broken":
+        integ.chain = "broken" if bad else res.chain
+    if integ.first_bad_lsn is None:
+        integ.first_bad_lsn = bad[0].lsn if bad else None
+    if not archived_segment:
+        integ.torn_tail = res.torn_tail
+        if integ.first_bad_lsn is None:
+            integ.first_bad_lsn = res.first_bad_lsn
+    integ.corrupt += [{"lsn": d.lsn, "line": d.line, "reason": d.reason, "file": str(jpath)} for d in bad]
     if ended:
         session.status = ended if ended in STATUSES else "unknown"
     elif lock_is_held(jpath.parent):
@@ -440,11 +460,13 @@ def _add_agent(
 ) -> None:
     from timeline.model import Agent
 
+    if agent_id in session.agents:  # the next segment of a rotated journal: the same agent
+        return
     run = str(first.get("run") or first.get("task_id") or "")
     session.agents[agent_id] = Agent(
         id=agent_id, parent=parent, spawned_by=spawned_by, run=run, task=str(first.get("task") or "")
     )
-    if run:
+    if run and run not in session.runs:
         session.runs.append(run)
 
 
