@@ -13,6 +13,7 @@ Failpoints (``WALKBACK_FAILPOINT``): ``recovery.before_decision``, ``recovery.af
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from journal import failpoints
 from journal.errors import RecoveryError
@@ -90,15 +91,8 @@ class Actor:
             return
         failpoints.failpoint("recovery.after_apply")
         status = result["status"]
-        if 200 <= status < 300:
-            verified = {"post": None, "check": None, "result": True}
-            lsn = self.out.commit(p, post=None, verified=verified, result=result)
-            step.finding.outcome = f"reissued with key {p.key}: HTTP {status}; committed ({self.unit} {lsn})"
-        else:
-            lsn = self.out.fail(p, f"reissued call answered HTTP {status}", result)
-            step.finding.outcome = f"reissued with key {p.key}: HTTP {status}; failed ({self.unit} {lsn})"
-        step.finding.done = True
-        failpoints.failpoint("recovery.after_commit")
+        said = f"reissued with key {p.key}: HTTP {status}"
+        self._settle(step, 200 <= status < 300, result, said, f"reissued call answered HTTP {status}")
 
     def _ask_human(self, step: Step) -> None:
         step.finding.outcome = "left for a human"
@@ -116,13 +110,19 @@ class Actor:
         code, tail = _effects.run_command(self.workspace, p.args)
         failpoints.failpoint("recovery.after_apply")
         result = {"exit_code": code, "output_tail": tail}
-        if code == 0:
+        error = f"command ran again and exited {code}"
+        self._settle(step, code == 0, result, f"ran again: exit {code}", error)
+
+    def _settle(self, step: Step, ok: bool, result: dict[str, Any], said: str, error: str) -> None:
+        """Journal the outcome of a re-run effect: commit when it succeeded, else fail."""
+        p = step.pending
+        if ok:
             verified = {"post": None, "check": None, "result": True}
             lsn = self.out.commit(p, post=None, verified=verified, result=result)
-            step.finding.outcome = f"ran again: exit 0; committed ({self.unit} {lsn})"
+            step.finding.outcome = f"{said}; committed ({self.unit} {lsn})"
         else:
-            lsn = self.out.fail(p, f"command ran again and exited {code}", result)
-            step.finding.outcome = f"ran again: exit {code}; failed ({self.unit} {lsn})"
+            lsn = self.out.fail(p, error, result)
+            step.finding.outcome = f"{said}; failed ({self.unit} {lsn})"
         step.finding.done = True
         failpoints.failpoint("recovery.after_commit")
 
