@@ -162,7 +162,7 @@ class EventTable:
         new_of = array("q", [0]) * len(perm)
         for k, old in enumerate(perm):
             new_of[old] = k
-        for name in ("kind", "lsn", "ts", "agent", "type", "tool", "target", "status", "src", "line", "offset", "length"):
+        for name in ("kind", *(c for c in self.COLUMNS if c != "ref")):
             col = getattr(self, name)
             setattr(self, name, array(col.typecode, (col[old] for old in perm)))
         self.ref = array("q", (new_of[self.ref[old]] if self.ref[old] >= 0 else -1 for old in perm))
@@ -526,7 +526,9 @@ class Session:
             {
                 "kind": pd.Categorical(kinds[np.frombuffer(t.kind, dtype=np.uint8)] if n else []),
                 "lsn": np.frombuffer(t.lsn, dtype=np.int64) if n else np.zeros(0, np.int64),
-                "time": pd.to_datetime(np.frombuffer(t.ts, dtype=np.float64) if n else [], unit="s", utc=True),
+                "time": pd.to_datetime(
+                    np.frombuffer(t.ts, dtype=np.float64) if n else [], unit="s", utc=True
+                ),
                 "agent": cat(t.agent),
                 "type": cat(t.type),
                 "tool": cat(t.tool),
