@@ -109,9 +109,7 @@ def start_run(
         raise AgentError(
             "this run directory already holds a journal; use `walkback agent resume`", path=run_dir
         )
-    policy = Policy.from_json(task.policy, source="task", path=task.path)
-    if policy_file:
-        policy = Policy.load(policy_file).then(policy)
+    policy = _with_policy_file(Policy.from_json(task.policy, source="task", path=task.path), policy_file)
     options = RunOptions(
         service_url=service_url,
         approvals=approvals,
@@ -144,17 +142,8 @@ def start_run(
         with JournalWriter.create(run_dir, task=task.title, run=run_id, ops=ops, **header) as writer:
             if on_event:
                 on_event(f"[main] run {run_id} started: {task.title} (journal {writer.path})")
-            h = Harness(
-                writer,
-                RunState.load(writer.path),
-                workspace=ws,
-                planner=plan,
-                policy=policy,
-                approver=approver,
-                options=options,
-                ops=ops,
-                on_event=on_event,
-            )
+            h = Harness(writer, RunState.load(writer.path), workspace=ws, planner=plan, policy=policy,
+                        approver=approver, options=options, ops=ops, on_event=on_event)  # fmt: skip
             return RunResult(run_dir, h.run())
 
 
@@ -200,9 +189,8 @@ def resume_run(
     recovery = recover_first(run_dir, ws, on_event)
     with RunLock(run_dir):
         state = RunState.load(run_dir / JOURNAL_NAME)
-        policy = Policy.from_json(state.header.get("policy") or [], source="task")
-        if policy_file:
-            policy = Policy.load(policy_file).then(policy)
+        task_policy = Policy.from_json(state.header.get("policy") or [], source="task")
+        policy = _with_policy_file(task_policy, policy_file)
         stored = dict(state.header.get("options") or {})
         if service_url:
             stored["service_url"] = service_url
@@ -211,18 +199,14 @@ def resume_run(
         with JournalWriter.open(run_dir, ops=ops) as writer:
             if on_event:
                 on_event(f"[main] resuming run {writer.run} (journal {writer.path})")
-            h = Harness(
-                writer,
-                state,
-                workspace=ws,
-                planner=plan,
-                policy=policy,
-                approver=approver,
-                options=options,
-                ops=ops,
-                on_event=on_event,
-            )
+            h = Harness(writer, state, workspace=ws, planner=plan, policy=policy,
+                        approver=approver, options=options, ops=ops, on_event=on_event)  # fmt: skip
             return RunResult(run_dir, h.run(), recovery)
+
+
+def _with_policy_file(policy: Policy, policy_file: Path | None) -> Policy:
+    """A policy file's rules come first; the task's own rules answer what it leaves open."""
+    return Policy.load(policy_file).then(policy) if policy_file else policy
 
 
 def _planner_for(state: RunState, ws: Path, options: RunOptions, api_key: str | None) -> Planner:
