@@ -16,7 +16,7 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -25,6 +25,9 @@ from .blobs import BlobStore
 from .errors import JournalDamaged, JournalError, JournalWriteFailed
 from .fileops import OS, FileOps
 from .record import FORMAT_VERSION, SYNC_TYPES, ZERO_HASH, encode, now_iso
+
+if TYPE_CHECKING:
+    from .scanresult import ScanResult
 
 JOURNAL_NAME = "journal.jsonl"
 PRODUCER = {"name": "walkback", "version": "0.1.0"}
@@ -137,16 +140,32 @@ class JournalWriter:
                 f"journal is damaged ({result.damage_summary()}); run `walkback check --repair` first",
                 path=path,
             )
-        header = result.header or {}
-        next_lsn = result.last_lsn + 1
-        fd = ops.open_append(path)
+        return cls.continue_after(path, result, ops=ops, group_interval=group_interval)
+
+    @classmethod
+    def continue_after(
+        cls,
+        path: Path,
+        result: ScanResult,
+        *,
+        header: dict[str, Any] | None = None,
+        ops: FileOps = OS,
+        group_interval: float = 0.2,
+    ) -> JournalWriter:
+        """Append after the verified end ``result`` describes, without scanning the journal again.
+
+        For callers that already hold a trusted scan (recovery reads only the tail after the last
+        checkpoint, so it passes the ``header`` it read separately); :meth:`open` is this after a
+        full scan.
+        """
+        header = header if header is not None else result.header or {}
         return cls(
             path,
-            fd,
+            ops.open_append(path),
             run=str(header.get("run") or header.get("task_id") or ""),
             agent=str(header.get("agent") or "main"),
             dialect=result.dialect,
-            next_lsn=next_lsn,
+            next_lsn=result.last_lsn + 1,
             last_h=result.last_h or ZERO_HASH,
             ops=ops,
             group_interval=group_interval,

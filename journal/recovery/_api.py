@@ -10,7 +10,6 @@ from pathlib import Path
 from journal.blobs import BlobStore
 from journal.errors import RecoveryError, UnusableJournal
 from journal.fileops import OS, FileOps
-from journal.record import ZERO_HASH
 from journal.repair import repair
 from journal.runlock import LOCK_NAME, RunLock, lock_is_held
 from journal.writer import JOURNAL_NAME, JournalWriter, journal_path
@@ -208,17 +207,7 @@ class _Recovery:
     @contextmanager
     def _writer(self, win: Window) -> Iterator[JournalWriter]:
         """A writer appending after the window's verified end (no second full scan)."""
-        w = JournalWriter(
-            win.path,
-            self.ops.open_append(win.path),
-            run=str(win.header.get("run") or win.header.get("task_id") or ""),
-            agent=str(win.header.get("agent") or "main"),
-            dialect=win.dialect,
-            next_lsn=win.next_lsn,
-            last_h=win.scan.last_h or ZERO_HASH,
-            ops=self.ops,
-            group_interval=0.2,
-        )
+        w = JournalWriter.continue_after(win.path, win.scan, header=win.header, ops=self.ops)
         with w:
             yield w
 
