@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from journal.errors import AgentError
+from walkback.journal.errors import AgentError
 
 FILE_TOOLS = frozenset({"write_file", "replace_symbol", "ensure_line", "delete_file"})
 TOOLS: dict[str, dict[str, type | tuple[type, ...]]] = {

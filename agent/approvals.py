@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from journal.errors import AgentError
+from walkback.journal.errors import AgentError
 
 DECISIONS = ("approve", "deny")
 

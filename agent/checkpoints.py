@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from journal import failpoints
-from journal.segments import SEGMENTS_DIR, rotate_threshold
+from walkback.journal import failpoints
+from walkback.journal.segments import SEGMENTS_DIR, rotate_threshold
 
 from .gitutil import git
 

@@ -23,8 +23,8 @@ from typing import IO, Any
 
 import orjson
 
-from journal.errors import AgentError
-from journal.writer import JOURNAL_NAME
+from walkback.journal.errors import AgentError
+from walkback.journal.writer import JOURNAL_NAME
 
 from .demo_service import DemoService
 from .state import RunState
@@ -102,7 +102,7 @@ def _agent(args: list[str], emit: Emit, **kw: Any) -> subprocess.Popen[str]:
 
 def run_demo(base: Path, *, emit: Emit, kill_timeout: float = 60.0) -> DemoResult:
     """Run the whole demo under ``base`` (a new or empty directory)."""
-    from journal.recovery import analyze
+    from walkback.journal.recovery import analyze
 
     t0 = time.monotonic()
     base = base.resolve()

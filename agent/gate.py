@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from journal import failpoints
-from journal.errors import AgentError
+from walkback.journal import failpoints
+from walkback.journal.errors import AgentError
 
 from .actions import Action
 from .approvals import ApprovalPending, ApprovalRequest, Decision, Rule, standing_answer

@@ -12,7 +12,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from journal.errors import AgentError
+from walkback.journal.errors import AgentError
 
 DURABLE = ("-c", "core.fsync=all", "-c", "core.fsyncMethod=fsync")
 IDENTITY = ("-c", "user.name=walkback", "-c", "user.email=agent@walkback.invalid")

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from journal import failpoints
-from journal.errors import AgentError
-from journal.fileops import OS, FileOps
-from journal.writer import JournalWriter
+from walkback.journal import failpoints
+from walkback.journal.errors import AgentError
+from walkback.journal.fileops import OS, FileOps
+from walkback.journal.writer import JournalWriter
 
 from .actions import Action, PlanError
 from .approvals import Approver, Policy

@@ -17,12 +17,12 @@ from typing import Any
 
 import orjson
 
-from journal import failpoints
-from journal.errors import AgentError
-from journal.fileops import OS, FileOps
-from journal.reader import Scanner
-from journal.runlock import RunLock, lock_is_held
-from journal.writer import JOURNAL_NAME, JournalWriter
+from walkback.journal import failpoints
+from walkback.journal.errors import AgentError
+from walkback.journal.fileops import OS, FileOps
+from walkback.journal.reader import Scanner
+from walkback.journal.runlock import RunLock, lock_is_held
+from walkback.journal.writer import JOURNAL_NAME, JournalWriter
 
 from .approvals import APPROVERS, Approver, Policy
 from .gitutil import head, is_repo
@@ -156,7 +156,7 @@ def read_header(run_dir: Path) -> dict[str, Any]:
 
 def recover_first(run_dir: Path, workspace: Path, on_event: Progress | None) -> Any:
     """Run recovery (apply) on a run directory that nobody is writing."""
-    from journal.recovery import recover
+    from walkback.journal.recovery import recover
 
     if lock_is_held(run_dir):
         raise AgentError("this run is still running (its lock is held)", path=run_dir)

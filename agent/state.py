@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journal.errors import AgentError
-from journal.segments import read_run
+from walkback.journal.errors import AgentError
+from walkback.journal.segments import read_run
 
 
 @dataclass

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from journal import failpoints
-from journal.effects import clean_env
-from journal.errors import AgentError, WalkbackError
-from journal.fileops import atomic_write
-from journal.runlock import lock_is_held
-from journal.writer import JOURNAL_NAME
+from walkback.journal import failpoints
+from walkback.journal.effects import clean_env
+from walkback.journal.errors import AgentError, WalkbackError
+from walkback.journal.fileops import atomic_write
+from walkback.journal.runlock import lock_is_held
+from walkback.journal.writer import JOURNAL_NAME
 
 from .actions import Action, ChildSpec
 from .state import RunState

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from journal.errors import AgentError
+from walkback.journal.errors import AgentError
 
 from .actions import check_path
 from .gitutil import git

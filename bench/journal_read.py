@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
 
-from journal import Scanner, hashcheck, scan  # noqa: E402
-from journal.testing import synth_journal  # noqa: E402
+from walkback.journal import Scanner, hashcheck, scan  # noqa: E402
+from walkback.journal.testing import synth_journal  # noqa: E402
 
 LOAD = "import sys; from importers import load; s = load(sys.argv[1]); assert len(s) == int(sys.argv[2])"
 IMPORTS = "import importers, timeline, journal"

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Side, best_of, report, scratch_dir  # noqa: E402
 
-from journal import FileOps, JournalWriter  # noqa: E402
+from walkback.journal import FileOps, JournalWriter  # noqa: E402
 
 ARGS = {"path": "src/api/users.ts", "old": "getUserById", "new": "fetchUser"}
 

@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import best_of, scratch_dir  # noqa: E402
 
-from agent.actions import parse_action  # noqa: E402
-from agent.approvals import approve_all  # noqa: E402
-from agent.runs import start_run  # noqa: E402
-from agent.tools import apply_file, observe, prepare  # noqa: E402
-from journal.fileops import FileOps  # noqa: E402
+from walkback.agent.actions import parse_action  # noqa: E402
+from walkback.agent.approvals import approve_all  # noqa: E402
+from walkback.agent.runs import start_run  # noqa: E402
+from walkback.agent.tools import apply_file, observe, prepare  # noqa: E402
+from walkback.journal.fileops import FileOps  # noqa: E402
 
 TOOLS = ("replace_symbol", "ensure_line", "write_file", "delete_file")
 

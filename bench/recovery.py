@@ -20,9 +20,9 @@ from pathlib import Path
 
 import orjson
 
-from journal import BlobStore, sha256_bytes
-from journal.record import ZERO_HASH, encode
-from journal.recovery import analyze
+from walkback.journal import BlobStore, sha256_bytes
+from walkback.journal.record import ZERO_HASH, encode
+from walkback.journal.recovery import analyze
 
 
 def build(run_dir: Path, ws: Path, n: int, *, checkpoint: bool) -> None:

@@ -38,7 +38,7 @@ ROUNDS = 3
 MAIN = """
 import sys
 from nicegui import ui
-from viewer.app import build
+from walkback.viewer.app import build
 build(sys.modules["_walkback_bench"].store, poll=None)
 ui.run(reload=False, show=False, show_welcome_message=False)
 """
@@ -52,8 +52,8 @@ def source(k: int, version: int) -> bytes:
 
 def generate(path: Path, n: int) -> None:
     """A v1 journal of ``n`` events: model calls/results and file intents with blobs and commits."""
-    from journal.blobs import BlobStore
-    from journal.record import ZERO_HASH, encode, sha256_bytes
+    from walkback.journal.blobs import BlobStore
+    from walkback.journal.record import ZERO_HASH, encode, sha256_bytes
 
     path.parent.mkdir(parents=True, exist_ok=True)
     store = BlobStore(path.parent / "blobs")
@@ -144,7 +144,7 @@ async def serve_and_step(path: Path, steps: int) -> dict[str, float]:
     """
     from nicegui.testing import UserInteraction, user_simulation
 
-    from viewer.app import make_store
+    from walkback.viewer.app import make_store
 
     store = make_store([path])
     entry = next(iter(store.entries.values()))
@@ -210,7 +210,7 @@ def measure(path: Path, steps: int) -> dict[str, float]:
     from nicegui import app
     from nicegui.storage import Storage
 
-    import viewer.app  # noqa: F401 - import cost is not part of the page time
+    import walkback.viewer.app  # noqa: F401 - import cost is not part of the page time
 
     Storage.path = Path(tempfile.mkdtemp(prefix="wb-bench-storage-"))
     app.storage = Storage()

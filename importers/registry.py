@@ -13,10 +13,10 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 
-from journal.errors import UnknownFormat, UnusableJournal
-from journal.reader import BOM
-from journal.scanresult import parse_line
-from timeline.model import Session
+from walkback.journal.errors import UnknownFormat, UnusableJournal
+from walkback.journal.reader import BOM
+from walkback.journal.scanresult import parse_line
+from walkback.timeline.model import Session
 
 from . import walkback_journal
 

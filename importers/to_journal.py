@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journal.record import sha256_file
-from journal.writer import JournalWriter
-from timeline.model import Session
+from walkback.journal.record import sha256_file
+from walkback.journal.writer import JournalWriter
+from walkback.timeline.model import Session
 
 ENVELOPE = frozenset({"v", "lsn", "seq", "ts", "run", "agent", "type", "ref", "intent", "prev", "h"})
 HEADER_OWN = frozenset({"journal_id", "producer", "task", "source", "run_dir", "ops", "group_interval"})

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from journal.blobs import BlobStore
-from journal.errors import BlobError
-from journal.reader import Scanner, ScanResult, is_seq_result
-from journal.runlock import lock_is_held
-from journal.writer import JOURNAL_NAME, journal_path
-from timeline.model import KIND_INDEX, STATUSES, RecoveryFinding, Session, parse_time
+from walkback.journal.blobs import BlobStore
+from walkback.journal.errors import BlobError
+from walkback.journal.reader import Scanner, ScanResult, is_seq_result
+from walkback.journal.runlock import lock_is_held
+from walkback.journal.writer import JOURNAL_NAME, journal_path
+from walkback.timeline.model import KIND_INDEX, STATUSES, RecoveryFinding, Session, parse_time
 
 NAME = "walkback"
 
@@ -170,7 +170,7 @@ def _load_one(
     The hot loop builds plain lists per column and hands them to the table once per chunk; rows
     still in those lists are indexed from ``base``.
     """
-    from journal.segments import archived  # a rotated run: its archived segments first, each a source
+    from walkback.journal.segments import archived  # a rotated run: its archived segments first, each a source
 
     shared = segment_of
     for seg in archived(jpath) if segment_of is None else ():
@@ -458,7 +458,7 @@ def _head(session: Session, res: ScanResult) -> None:
 def _add_agent(
     session: Session, first: dict[str, Any], agent_id: str, parent: str | None, spawned_by: int | None
 ) -> None:
-    from timeline.model import Agent
+    from walkback.timeline.model import Agent
 
     if agent_id in session.agents:  # the next segment of a rotated journal: the same agent
         return

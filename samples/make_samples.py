@@ -19,8 +19,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from agent.demo_service import DemoService  # noqa: E402
-from agent.task import load_task, make_workspace  # noqa: E402
+from walkback.agent.demo_service import DemoService  # noqa: E402
+from walkback.agent.task import load_task, make_workspace  # noqa: E402
 
 SAMPLES = {
     "rename-clean": "the rename of getUserById across 40 files, start to finish",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.demo_service import DemoService
+from walkback.agent.demo_service import DemoService
 
 sys._called_from_test = True  # type: ignore[attr-defined]
 

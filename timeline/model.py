@@ -377,7 +377,7 @@ class Session:
         off = t.offset[i]
         if off < 0:
             return {}
-        from journal.reader import read_at
+        from walkback.journal.reader import read_at
 
         return read_at(self.sources[t.src[i]], off, t.length[i])
 

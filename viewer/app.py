@@ -10,7 +10,7 @@ from typing import Any
 
 from nicegui import app, ui
 
-from journal.errors import WalkbackError
+from walkback.journal.errors import WalkbackError
 
 from .pages import register_pages
 from .security import HeadersMiddleware, needs_token, token_middleware
@@ -80,8 +80,7 @@ def make_store(
     detect: Callable[[Path], Any] | None = None,
 ) -> SessionStore:
     """A store over ``paths`` (folders of runs expanded) using the importer registry by default."""
-    import importers
-
+    from walkback import importers
     for p in paths:
         if not p.exists():
             raise ViewerError("no such file or directory", path=p)

@@ -9,9 +9,9 @@ from fastapi import Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from nicegui import app, ui
 
-from journal.blobs import parse_hash
-from journal.errors import BlobError
-from timeline.query import Query
+from walkback.journal.blobs import parse_hash
+from walkback.journal.errors import BlobError
+from walkback.timeline.query import Query
 
 from .components.session_list import SessionList
 from .session_page import SessionPage, parse_step

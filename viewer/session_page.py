@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import numpy as np
 from nicegui import events, run, ui
 
-from timeline.query import Query, locate, problems_mask, select
+from walkback.timeline.query import Query, locate, problems_mask, select
 
 from .components.agents import agent_tree
 from .components.controls import ControlActions, Controls

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from journal.errors import WalkbackError
-from journal.runlock import lock_is_held
-from journal.writer import journal_path
-from timeline import query
-from timeline.model import Approval, Session
+from walkback.journal.errors import WalkbackError
+from walkback.journal.runlock import lock_is_held
+from walkback.journal.writer import journal_path
+from walkback.timeline import query
+from walkback.timeline.model import Approval, Session
 
 Loader = Callable[..., Session | Iterator[Session]]
 """``importers.load_chunks(path, *, progress=None)`` (the growing session as it is read, the complete

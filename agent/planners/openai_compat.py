@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from journal.errors import AgentError
+from walkback.journal.errors import AgentError
 
 from ..actions import Action, PlanError, parse_action
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from journal.errors import AgentError
-from journal.record import ABSENT, sha256_bytes
+from walkback.journal.errors import AgentError
+from walkback.journal.record import ABSENT, sha256_bytes
 
 from ..actions import FILE_TOOLS, Action
 

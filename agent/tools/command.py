@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from journal.effects import CommandResult, run
+from walkback.journal.effects import CommandResult, run
 
 from .base import resolve
 

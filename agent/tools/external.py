@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from journal.effects import ExternalResult, call
+from walkback.journal.effects import ExternalResult, call
 
 from .base import ToolError
 

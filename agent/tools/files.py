@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from journal import failpoints
-from journal.fileops import FileOps
-from journal.record import sha256_file
+from walkback.journal import failpoints
+from walkback.journal.fileops import FileOps
+from walkback.journal.record import sha256_file
 
 from .base import ToolError
 

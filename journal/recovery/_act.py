@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journal import failpoints
-from journal.errors import RecoveryError
-from journal.fileops import OS, FileOps
-from journal.record import sha256_file
+from walkback.journal import failpoints
+from walkback.journal.errors import RecoveryError
+from walkback.journal.fileops import OS, FileOps
+from walkback.journal.record import sha256_file
 
 from . import _effects
 from ._dialect import Appender

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from journal.blobs import BlobStore
-from journal.errors import RecoveryError, UnusableJournal
-from journal.fileops import OS, FileOps
-from journal.repair import repair
-from journal.runlock import LOCK_NAME, RunLock, lock_is_held
-from journal.writer import JOURNAL_NAME, JournalWriter, journal_path
+from walkback.journal.blobs import BlobStore
+from walkback.journal.errors import RecoveryError, UnusableJournal
+from walkback.journal.fileops import OS, FileOps
+from walkback.journal.repair import repair
+from walkback.journal.runlock import LOCK_NAME, RunLock, lock_is_held
+from walkback.journal.writer import JOURNAL_NAME, JournalWriter, journal_path
 
 from ._act import Actor
 from ._brief import make_brief

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from journal.reader import scan
+from walkback.journal.reader import scan
 
 from ._dialect import Pending, kind_of, pending_intent
 

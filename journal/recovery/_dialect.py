@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from journal.reader import is_seq_result
-from journal.record import ABSENT, sha256_bytes
-from journal.writer import JournalWriter
+from walkback.journal.reader import is_seq_result
+from walkback.journal.record import ABSENT, sha256_bytes
+from walkback.journal.writer import JournalWriter
 
 if TYPE_CHECKING:
     from ._cuts import Cut

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from journal import effects
-from journal.fileops import OS, FileOps, atomic_write
+from walkback.journal import effects
+from walkback.journal.fileops import OS, FileOps, atomic_write
 
 from ._images import Image, resolve_target
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from journal.blobs import BlobStore
-from journal.errors import BlobError
-from journal.record import ABSENT, sha256_bytes
+from walkback.journal.blobs import BlobStore
+from walkback.journal.errors import BlobError
+from walkback.journal.record import ABSENT, sha256_bytes
 
 from ._dialect import Pending
 

@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 
-from journal.chain import SeedChain, V1Chain
-from journal.errors import JournalDamaged
-from journal.reader import BLOCK, Record, Scanner, ScanResult
-from journal.record import SYNC_TYPES, line_hash
+from walkback.journal.chain import SeedChain, V1Chain
+from walkback.journal.errors import JournalDamaged
+from walkback.journal.reader import BLOCK, Record, Scanner, ScanResult
+from walkback.journal.record import SYNC_TYPES, line_hash
 
 from ._cuts import Cut, recorded_cut, salvage, unrecorded_cuts
 from ._dialect import Pending, closed_ref, kind_of, pending_approval, pending_intent

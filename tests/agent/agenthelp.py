@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from agent.task import load_task, make_workspace
+from walkback.agent.task import load_task, make_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent.actions import PlanError, parse_action
+from walkback.agent.actions import PlanError, parse_action
 
 GOOD: list[dict[str, Any]] = [
     {"tool": "write_file", "args": {"path": "a/b.txt", "content": "x"}},

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from agenthelp import ROOT, agent_run, of_type, records, scratch
 
-from agent.approvals import ApprovalPending, ApprovalRequest, Policy, approve_all, deny_all
-from agent.demo_service import DemoService
-from agent.runs import resume_run, start_run
-from journal.errors import AgentError
+from walkback.agent.approvals import ApprovalPending, ApprovalRequest, Policy, approve_all, deny_all
+from walkback.agent.demo_service import DemoService
+from walkback.agent.runs import resume_run, start_run
+from walkback.journal.errors import AgentError
 
 
 def test_first_matching_rule_decides() -> None:

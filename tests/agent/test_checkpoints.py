@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agenthelp import of_type, records, scratch
 
-from agent.approvals import approve_all
-from agent.runs import start_run
+from walkback.agent.approvals import approve_all
+from walkback.agent.runs import start_run
 
 
 def git(ws: Path, *args: str) -> str:

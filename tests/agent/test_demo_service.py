@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from agent.demo_service import DemoService
+from walkback.agent.demo_service import DemoService
 
 
 def post(svc: DemoService, path: str, key: str | None, body: object) -> httpx.Response:

@@ -15,12 +15,12 @@ import orjson
 import pytest
 from agenthelp import of_type, records
 
-from agent.approvals import approve_all
-from agent.demo_service import DemoService
-from agent.runs import start_run
-from agent.task import load_task, make_workspace
-from journal.fileops import FileOps
-from journal.record import sha256_bytes
+from walkback.agent.approvals import approve_all
+from walkback.agent.demo_service import DemoService
+from walkback.agent.runs import start_run
+from walkback.agent.task import load_task, make_workspace
+from walkback.journal.fileops import FileOps
+from walkback.journal.record import sha256_bytes
 
 
 class Recording(FileOps):

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from agenthelp import agent_run, of_type, records, scratch
 
-from agent.actions import PlanError
-from agent.approvals import approve_all
-from agent.runs import PlannerOptions, start_run
+from walkback.agent.actions import PlanError
+from walkback.agent.approvals import approve_all
+from walkback.agent.runs import PlannerOptions, start_run
 
 
 class FakeModel:

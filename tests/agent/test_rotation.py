@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from agenthelp import agent_run, scratch, tree, walkback
 
-from agent.approvals import approve_all
-from agent.runs import start_run
-from journal.segments import list_segments, scan_run
+from walkback.agent.approvals import approve_all
+from walkback.agent.runs import start_run
+from walkback.journal.segments import list_segments, scan_run
 
 ROTATE = {"WALKBACK_ROTATE_BYTES": "1"}
 """Rotate at every checkpoint (the rename task checkpoints after steps 10, 20, 30, 40 and at the end)."""

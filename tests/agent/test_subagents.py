@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from agenthelp import ROOT, agent_run, of_type, records, scratch, tree
 
-from agent.approvals import approve_all
-from agent.demo import open_intent
-from agent.demo_service import DemoService
-from agent.runs import resume_run, start_run
+from walkback.agent.approvals import approve_all
+from walkback.agent.demo import open_intent
+from walkback.agent.demo_service import DemoService
+from walkback.agent.runs import resume_run, start_run
 
 CHILDREN = ["auth", "billing", "search"]
 

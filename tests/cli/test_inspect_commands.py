@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from journal import read_records, scan
-from journal.testing import write_run
+from walkback.journal import read_records, scan
+from walkback.journal.testing import write_run
 from walkback.cli import cli
 
 SHOW_KEYS = {
@@ -250,7 +250,7 @@ def test_garbage_mid_file_is_one_message_naming_its_line_and_exit_1(runner: CliR
 
 
 def test_untrusted_text_cannot_drive_the_terminal(runner: CliRunner, tmp_path: Path) -> None:
-    from journal import JournalWriter
+    from walkback.journal import JournalWriter
 
     with JournalWriter.create(tmp_path / "run", task="evil\x1b[2J\nfake: line\u202e") as w:
         w.append("intent", tool="rm\x1b[31m", target="a\nb", effect="fs", pre="absent", post="absent")

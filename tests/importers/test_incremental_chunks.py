@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from importers import walkback_journal
-from journal.testing import synth_journal
-from timeline.model import Session
+from walkback.importers import walkback_journal
+from walkback.journal.testing import synth_journal
+from walkback.timeline.model import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "viewer"))
 from sample_runs import build_run  # noqa: E402

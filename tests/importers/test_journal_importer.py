@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from importers import detect, load, write_journal
-from importers import walkback_journal as wj
-from journal import ImporterError, UnknownFormat, UnusableJournal, WalkbackError, read_records, scan
-from journal.record import ZERO_HASH, encode, sha256_file
-from journal.testing import write_run
+from walkback.importers import detect, load, write_journal
+from walkback.importers import walkback_journal as wj
+from walkback.journal import ImporterError, UnknownFormat, UnusableJournal, WalkbackError, read_records, scan
+from walkback.journal.record import ZERO_HASH, encode, sha256_file
+from walkback.journal.testing import write_run
 
 
 @pytest.mark.parametrize(

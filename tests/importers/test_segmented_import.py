@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers import load
-from journal import JournalWriter
-from journal.segments import archived
+from walkback.importers import load
+from walkback.journal import JournalWriter
+from walkback.journal.segments import archived
 
 
 def _rotated(run: Path) -> tuple[JournalWriter, int]:

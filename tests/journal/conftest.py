@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from journal_helpers import RecordingOps
 
-from journal.testing import write_run
+from walkback.journal.testing import write_run
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import errno
 import os
 from pathlib import Path
 
-from journal.fileops import FileOps
+from walkback.journal.fileops import FileOps
 
 
 class RecordingOps(FileOps):

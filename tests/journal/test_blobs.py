@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from journal_helpers import RecordingOps
 
-from journal import BlobError, BlobStore, parse_hash
+from walkback.journal import BlobError, BlobStore, parse_hash
 
 
 def test_put_stores_by_sha256_under_a_two_char_fanout(tmp_path: Path) -> None:

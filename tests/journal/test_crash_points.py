@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from journal import JournalWriter, read_records, repair, scan
+from walkback.journal import JournalWriter, read_records, repair, scan
 
 WRITER = """
 import sys
-from journal import JournalWriter
+from walkback.journal import JournalWriter
 w = JournalWriter.create(sys.argv[1], task="crash test", group_interval=3600)
 w.append("plan", steps=["a"])
 w.append("model.result", model="m", output="go")

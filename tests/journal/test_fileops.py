@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from journal_helpers import RecordingOps, eio
 
-from journal import atomic_write
+from walkback.journal import atomic_write
 
 
 def test_atomic_write_replaces_the_content_and_syncs_the_directory(

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from journal_helpers import lines_of
 
-import journal.hashcheck as hashcheck
-from journal import Scanner, read_records, scan
-from journal.testing import synth_journal
+from walkback.journal import hashcheck
+from walkback.journal import Scanner, read_records, scan
+from walkback.journal.testing import synth_journal
 
 
 @pytest.fixture

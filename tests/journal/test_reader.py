@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from journal_helpers import lines_of
 
-import journal.reader as reader_mod
-from journal import Scanner, UnusableJournal, read_at, read_records, scan
-from journal.record import encode
-from journal.testing import write_run
+from walkback.journal import reader as reader_mod
+from walkback.journal import Scanner, UnusableJournal, read_at, read_records, scan
+from walkback.journal.record import encode
+from walkback.journal.testing import write_run
 
 
 def test_records_carry_their_byte_offset_length_and_line_number(journal_file: Path) -> None:
@@ -275,7 +275,7 @@ def test_a_missing_file_and_a_fifo_are_unusable(tmp_path: Path) -> None:
 def test_a_6mb_record_straddling_read_blocks_is_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from journal import JournalWriter
+    from walkback.journal import JournalWriter
 
     with JournalWriter.create(tmp_path / "r", task="t") as w:
         w.append("model.result", output="y" * (6 << 20))

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from journal import UnusableJournal, read_records, repair
-from journal.testing import write_run
+from walkback.journal import UnusableJournal, read_records, repair
+from walkback.journal.testing import write_run
 
 
 class Sample:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from journal_helpers import RecordingOps, lines_of
 
-from journal import JournalDamaged, JournalWriter, Scanner, read_records, repair, scan
-from journal.testing import write_run
+from walkback.journal import JournalDamaged, JournalWriter, Scanner, read_records, repair, scan
+from walkback.journal.testing import write_run
 
 
 def _snapshot(d: Path) -> dict[str, tuple[bytes, int]]:
@@ -109,7 +109,7 @@ def test_repair_of_an_lsn_dialect_journal_appends_in_that_dialect(tmp_path: Path
 
 
 def test_plain_reads_never_modify_a_damaged_journal(tmp_path: Path) -> None:
-    from importers import load
+    from walkback.importers import load
 
     run = tmp_path / "run"
     write_run(run, steps=3, end=None)

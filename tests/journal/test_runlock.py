@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from journal import JournalError
-from journal.runlock import RunLock, lock_is_held
+from walkback.journal import JournalError
+from walkback.journal.runlock import RunLock, lock_is_held
 
 HOLD = """
 import sys, time
-from journal.runlock import RunLock
+from walkback.journal.runlock import RunLock
 RunLock(sys.argv[1]).acquire()
 print("held", flush=True)
 time.sleep(60)

@@ -11,11 +11,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from importers import load
-from journal import OS, JournalWriter, read_records, scan
-from journal.recovery import analyze
-from journal.recovery._read import read_window
-from journal.segments import SEGMENTS_DIR, archived, finish_rotation, list_segments, scan_run
+from walkback.importers import load
+from walkback.journal import OS, JournalWriter, read_records, scan
+from walkback.journal.recovery import analyze
+from walkback.journal.recovery._read import read_window
+from walkback.journal.segments import SEGMENTS_DIR, archived, finish_rotation, list_segments, scan_run
 
 ROOT = Path(__file__).resolve().parents[2]
 ROTATE_FAILPOINTS = [f"rotate.after_{step}" for step in ("link", "next", "rename", "dir_fsync")]
@@ -165,7 +165,7 @@ def test_recovery_reads_only_the_live_file_after_a_rotation(tmp_path: Path) -> N
 
 ROTATE = """
 import sys
-from journal import JournalWriter
+from walkback.journal import JournalWriter
 w = JournalWriter.open(sys.argv[1])
 w.rotate(1)
 """

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from journal import read_records, repair
-from journal.record import SYNC_TYPES
-from journal.testing import write_run
+from walkback.journal import read_records, repair
+from walkback.journal.record import SYNC_TYPES
+from walkback.journal.testing import write_run
 
 SPEC = (Path(__file__).resolve().parents[2] / "docs" / "journal-format.md").read_text()
 

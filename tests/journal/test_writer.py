@@ -10,9 +10,9 @@ import orjson
 import pytest
 from journal_helpers import RecordingOps, eio
 
-from journal import JournalDamaged, JournalError, JournalWriteFailed, JournalWriter, read_records, scan
-from journal.record import H_MARK, SYNC_TYPES, ZERO_HASH
-from journal.testing import write_run
+from walkback.journal import JournalDamaged, JournalError, JournalWriteFailed, JournalWriter, read_records, scan
+from walkback.journal.record import H_MARK, SYNC_TYPES, ZERO_HASH
+from walkback.journal.testing import write_run
 
 
 def test_lsn_increments_by_one_and_every_record_chains_to_the_previous(run_dir: Path) -> None:

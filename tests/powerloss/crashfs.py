@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from journal.fileops import FileOps
+from walkback.journal.fileops import FileOps
 
 SECTOR = 512
 

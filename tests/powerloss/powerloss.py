@@ -21,13 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "torture"))
 
 from oracle import Fingerprint, fingerprint, tree  # noqa: E402
 
-from agent.approvals import approve_all  # noqa: E402
-from agent.runs import resume_run, start_run  # noqa: E402
-from agent.task import load_task, make_workspace  # noqa: E402
-from journal.errors import AgentError, JournalDamaged, WalkbackError  # noqa: E402
-from journal.reader import read_records  # noqa: E402
-from journal.recovery import analyze  # noqa: E402
-from journal.writer import JOURNAL_NAME  # noqa: E402
+from walkback.agent.approvals import approve_all  # noqa: E402
+from walkback.agent.runs import resume_run, start_run  # noqa: E402
+from walkback.agent.task import load_task, make_workspace  # noqa: E402
+from walkback.journal.errors import AgentError, JournalDamaged, WalkbackError  # noqa: E402
+from walkback.journal.reader import read_records  # noqa: E402
+from walkback.journal.recovery import analyze  # noqa: E402
+from walkback.journal.writer import JOURNAL_NAME  # noqa: E402
 
 TASK = Path(__file__).resolve().parent / "rename3.json"
 JOURNAL = f"run/{JOURNAL_NAME}"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from crashfs import SECTOR, CrashState, RecordingOps, crash_states, sync_points
 
-from journal.fileops import atomic_write
+from walkback.journal.fileops import atomic_write
 
 
 def states_at_end(ops: RecordingOps) -> dict[str, CrashState]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from recovery_helpers import Run, make_repo
 
-from journal import JournalWriter
+from walkback.journal import JournalWriter
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from journal import ABSENT, JournalWriter, sha256_bytes
+from walkback.journal import ABSENT, JournalWriter, sha256_bytes
 
 GIT = ["git", "-c", "user.name=walkback", "-c", "user.email=dev@walkback.invalid"]
 BASE_FILES = {

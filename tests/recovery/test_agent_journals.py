@@ -17,13 +17,13 @@ from typing import Any
 import orjson
 import pytest
 
-from agent.approvals import approve_all
-from agent.demo_service import DemoService
-from agent.runs import start_run
-from agent.task import load_task, make_workspace
-from journal import scan
-from journal.recovery import analyze, recover
-from journal.runlock import lock_is_held
+from walkback.agent.approvals import approve_all
+from walkback.agent.demo_service import DemoService
+from walkback.agent.runs import start_run
+from walkback.agent.task import load_task, make_workspace
+from walkback.journal import scan
+from walkback.journal.recovery import analyze, recover
+from walkback.journal.runlock import lock_is_held
 
 
 @pytest.fixture(autouse=True)

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from recovery_helpers import Run, hold_lock
 
-from agent.demo_service import DemoService
-from journal import FileOps, RecoveryError, scan
-from journal.recovery import analyze, recover
-from journal.runlock import RunLock
+from walkback.agent.demo_service import DemoService
+from walkback.journal import FileOps, RecoveryError, scan
+from walkback.journal.recovery import analyze, recover
+from walkback.journal.runlock import RunLock
 
 NEW = b"def fetchUser(i):\n    return i\n\nx = fetchUser(1)\n"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from recovery_helpers import Run
 
-from journal.recovery import analyze, recover
+from walkback.journal.recovery import analyze, recover
 
 
 def test_brief_of_a_torn_intent_before_and_after_apply(run: Run) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from journal.recovery import ACTIONS, FINDINGS
-from journal.recovery._classify import Observation, classify
-from journal.recovery._dialect import Pending
+from walkback.journal.recovery import ACTIONS, FINDINGS
+from walkback.journal.recovery._classify import Observation, classify
+from walkback.journal.recovery._dialect import Pending
 
 PRE, POST, OTHER = "sha256:" + "a" * 64, "sha256:" + "b" * 64, "sha256:" + "c" * 64
 

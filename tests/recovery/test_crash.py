@@ -19,9 +19,9 @@ import orjson
 import pytest
 from recovery_helpers import Run, h, make_repo
 
-from agent.demo_service import DemoService
-from journal import JournalWriter, scan
-from journal.recovery import recover
+from walkback.agent.demo_service import DemoService
+from walkback.journal import JournalWriter, scan
+from walkback.journal.recovery import recover
 
 NEW = b"def fetchUser(i):\n    return i\n\nx = fetchUser(1)\n"
 

@@ -8,9 +8,9 @@ from typing import Any
 import orjson
 from recovery_helpers import Run, h
 
-from agent.demo_service import DemoService
-from journal import scan, sha256_file
-from journal.recovery import Finding, RecoveryPlan, analyze, recover
+from walkback.agent.demo_service import DemoService
+from walkback.journal import scan, sha256_file
+from walkback.journal.recovery import Finding, RecoveryPlan, analyze, recover
 
 NEW = b"def fetchUser(i):\n    return i\n\nx = fetchUser(1)\n"
 
@@ -63,7 +63,7 @@ def test_applied_with_a_failing_check_is_failed_not_committed(run: Run) -> None:
     run.w.close()
     # add a check to the intent the way the agent writes it: rebuild the journal with one
     recs = run.records()
-    from journal import JournalWriter
+    from walkback.journal import JournalWriter
 
     jdir = run.dir.parent / "r2"
     w = JournalWriter.create(jdir, task="t", run="r2", workspace=str(run.ws), base_ref=run.base)
@@ -313,7 +313,7 @@ def test_recovery_decision_none_resolves_its_intent(run: Run) -> None:
 def test_corruption_is_refused(run: Run) -> None:
     import pytest
 
-    from journal import JournalDamaged
+    from walkback.journal import JournalDamaged
 
     run.file_intent("write_file", "a.txt", b"a\n", content="a\n")
     run.w.append("test.result", cmd="x", exit_code=0, passed=True, output_tail="")

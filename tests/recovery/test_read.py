@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from recovery_helpers import Run, h
 
-from journal import JournalDamaged
-from journal.reader import Scanner
-from journal.recovery import analyze
-from journal.recovery._read import _Fold, find_checkpoint, lines_backward, read_window
+from walkback.journal import JournalDamaged
+from walkback.journal.reader import Scanner
+from walkback.journal.recovery import analyze
+from walkback.journal.recovery._read import _Fold, find_checkpoint, lines_backward, read_window
 
 
 def forward_lines(data: bytes) -> list[tuple[int, bytes]]:

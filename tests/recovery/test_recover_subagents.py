@@ -7,8 +7,8 @@ from pathlib import Path
 import orjson
 from recovery_helpers import Run, h, hold_lock
 
-from journal import JournalWriter
-from journal.recovery import analyze, recover
+from walkback.journal import JournalWriter
+from walkback.journal.recovery import analyze, recover
 
 AUTH = b"SESSION_TTL_SECONDS = 60\n"
 

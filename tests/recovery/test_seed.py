@@ -8,9 +8,9 @@ from typing import Any
 import orjson
 from recovery_helpers import h
 
-from agent.demo_service import DemoService
-from journal import scan
-from journal.recovery import analyze, recover
+from walkback.agent.demo_service import DemoService
+from walkback.journal import scan
+from walkback.journal.recovery import analyze, recover
 
 A_OLD = b"export const a = getUserById(1);\n"
 A_NEW = b"export const a = fetchUser(1);\n"

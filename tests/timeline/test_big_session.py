@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from importers import load
-from journal.testing import synth_journal
+from walkback.importers import load
+from walkback.journal.testing import synth_journal
 
 MEASURE = """
 import json, os, sys
-from importers import load
+from walkback.importers import load
 
 def rss():
     with open("/proc/self/statm") as f:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from importers import load
-from journal import JournalWriter
-from journal.testing import write_run
-from timeline import KINDS, Session
+from walkback.importers import load
+from walkback.journal import JournalWriter
+from walkback.journal.testing import write_run
+from walkback.timeline import KINDS, Session
 
 
 @pytest.fixture

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from journal.blobs import BlobStore
-from journal.errors import BlobError
-from journal.reader import read_records
-from journal.record import ABSENT
-from journal.runlock import lock_is_held
-from journal.writer import JOURNAL_NAME
+from walkback.journal.blobs import BlobStore
+from walkback.journal.errors import BlobError
+from walkback.journal.reader import read_records
+from walkback.journal.record import ABSENT
+from walkback.journal.runlock import lock_is_held
+from walkback.journal.writer import JOURNAL_NAME
 
 Fingerprint = Counter[tuple[Any, ...]]
 

@@ -12,7 +12,7 @@ import pytest
 from sweep import CHILDREN, MULTI_CHILD, MULTI_MAIN, RENAME5, expand
 from torturekit import SCENARIOS, Lab
 
-from journal.record import SYNC_TYPES
+from walkback.journal.record import SYNC_TYPES
 
 
 def deterministic(census: dict[tuple[str, str], int], agent: str) -> dict[str, int]:

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from oracle import Observed, check, golden_of, tree
 
-from agent.demo_service import DemoService
-from agent.task import load_task, make_workspace
-from journal.errors import WalkbackError
-from journal.reader import Scanner
-from journal.writer import JOURNAL_NAME
+from walkback.agent.demo_service import DemoService
+from walkback.agent.task import load_task, make_workspace
+from walkback.journal.errors import WalkbackError
+from walkback.journal.reader import Scanner
+from walkback.journal.writer import JOURNAL_NAME
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

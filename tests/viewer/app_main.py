@@ -10,8 +10,8 @@ from pathlib import Path
 
 from nicegui import ui
 
-from journal.recovery import analyze
-from viewer.app import build, make_store
+from walkback.journal.recovery import analyze
+from walkback.viewer.app import build, make_store
 
 cfg = json.loads(os.environ["WALKBACK_VIEWER_TEST"])
 store = make_store(

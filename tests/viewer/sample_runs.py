@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from journal import JournalWriter
-from journal.record import sha256_bytes
+from walkback.journal import JournalWriter
+from walkback.journal.record import sha256_bytes
 
 XSS = {
     "task": 'Fix <img src=x onerror="window.__xss=1"> & <script>window.__xss=2</script>',

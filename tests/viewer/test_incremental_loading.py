@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from nicegui.testing import user_simulation
 
-from importers import walkback_journal
-from journal.testing import synth_journal
-from timeline.model import Session
-from viewer.store import SessionStore
+from walkback.importers import walkback_journal
+from walkback.journal.testing import synth_journal
+from walkback.timeline.model import Session
+from walkback.viewer.store import SessionStore
 
 MAIN = """
 import sys
 from nicegui import ui
-from viewer.app import build
+from walkback.viewer.app import build
 build(sys.modules["_walkback_incremental"].store, poll=None)
 ui.run(reload=False, show=False, show_welcome_message=False)
 """
@@ -73,7 +73,7 @@ def test_the_store_shows_a_snapshot_while_reading_then_the_whole(journal: Path) 
 
 def test_a_failed_read_drops_the_snapshot_it_showed(journal: Path) -> None:
     def failing(path: Path, *, progress: object = None) -> Iterator[Session]:
-        from journal.errors import JournalError
+        from walkback.journal.errors import JournalError
 
         for k, s in enumerate(walkback_journal.load_chunks(path, chunk=100)):
             yield s

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewer.cursor import ReplayCursor
+from walkback.viewer.cursor import ReplayCursor
 
 
 def make(total: int = 10, view: list[int] | None = None, index: int = 0) -> tuple[ReplayCursor, list]:

@@ -10,8 +10,8 @@ from pathlib import Path
 from nicegui.testing import User, UserInteraction
 from sample_runs import build_run, grow
 
-import importers
-from viewer.store import entry_id
+from walkback import importers
+from walkback.viewer.store import entry_id
 
 STEP = re.compile(r'history\.(pushState|replaceState)\(\{\}, "", "([^"]*)"\);')
 
@@ -259,7 +259,7 @@ async def test_live_follow_shows_new_events_within_a_second(viewer, tmp_path: Pa
 async def test_blobs_are_served_by_hash_only(viewer, sample) -> None:
     from sample_runs import APP_V2
 
-    from journal.record import sha256_bytes
+    from walkback.journal.record import sha256_bytes
 
     sid = entry_id(sample.dir)
     hexd = sha256_bytes(APP_V2).split(":")[1]
@@ -335,7 +335,7 @@ async def test_seed_dialect_without_times_and_a_single_session_redirect(viewer, 
 
 
 async def test_following_a_running_agent_stays_on_the_newest_step(viewer, tmp_path: Path) -> None:
-    from journal.runlock import RunLock
+    from walkback.journal.runlock import RunLock
 
     run = build_run(tmp_path, crashed=True)
     n = len(importers.load(run.dir))

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sample_runs import XSS, build_run
 
-import importers
-from journal import JournalWriter
-from timeline.query import Query, facets, file_rows, locate, problems_mask, select, text_mask
+from walkback import importers
+from walkback.journal import JournalWriter
+from walkback.timeline.query import Query, facets, file_rows, locate, problems_mask, select, text_mask
 
 
 @pytest.fixture

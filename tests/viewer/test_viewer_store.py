@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sample_runs import build_run, grow
 
-import importers
-from journal.recovery import analyze
-from viewer.app import ViewerError, make_store
-from viewer.store import SessionStore, entry_id
+from walkback import importers
+from walkback.journal.recovery import analyze
+from walkback.viewer.app import ViewerError, make_store
+from walkback.viewer.store import SessionStore, entry_id
 
 
 def test_a_folder_of_runs_becomes_a_session_list(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_crashed_runs_get_the_recovery_analysis(tmp_path: Path) -> None:
 
 
 def test_big_sessions_read_only_for_the_list_keep_just_their_summary(tmp_path: Path, monkeypatch) -> None:
-    import viewer.store as store_module
+    from walkback.viewer import store as store_module
 
     monkeypatch.setattr(store_module, "KEEP_UNVIEWED", 10)
     a = build_run(tmp_path, name="run-a")

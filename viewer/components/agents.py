@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from nicegui import events, ui
 
-from timeline.model import Session
-from timeline.query import columns
+from walkback.timeline.model import Session
+from walkback.timeline.query import columns
 
 
 def agent_nodes(session: Session) -> list[dict[str, Any]]:

@@ -10,9 +10,9 @@ from itertools import groupby
 
 from nicegui import ui
 
-from journal.blobs import parse_hash
-from journal.errors import BlobError
-from timeline.changes import Badge, ChangeView, side_by_side, unified
+from walkback.journal.blobs import parse_hash
+from walkback.journal.errors import BlobError
+from walkback.timeline.changes import Badge, ChangeView, side_by_side, unified
 
 UNIFIED_CLASS = {"+": "wb-add", "-": "wb-del", "@": "wb-hunk", " ": "wb-ctx"}
 SIDE_CLASS = {

@@ -8,7 +8,7 @@ from typing import Any
 
 from nicegui import events, ui
 
-from timeline.query import Facets, Query
+from walkback.timeline.query import Facets, Query
 
 MAX_OPTIONS = 1000
 

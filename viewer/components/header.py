@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from timeline.model import Session
-from timeline.query import Facets
+from walkback.timeline.model import Session
+from walkback.timeline.query import Facets
 
 from .common import status_color
 

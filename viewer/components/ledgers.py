@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from nicegui import events, ui
 
-from timeline.model import KIND_INDEX, Approval, Session
-from timeline.query import columns
+from walkback.timeline.model import KIND_INDEX, Approval, Session
+from walkback.timeline.query import columns
 
 from ..store import RecoveryPlanView
 from .common import pre

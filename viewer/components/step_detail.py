@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from nicegui import ui
 
-from timeline.changes import ChangeView, change_view
-from timeline.model import Session
-from timeline.query import columns
+from walkback.timeline.changes import ChangeView, change_view
+from walkback.timeline.model import Session
+from walkback.timeline.query import columns
 
 from .common import as_text, fmt_time, pre, status_color
 from .file_change import FileChangePanel

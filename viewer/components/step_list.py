@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from nicegui import events, ui
 
-from timeline.model import Session
+from walkback.timeline.model import Session
 
 from ..cursor import ReplayCursor
 from .common import fmt_time

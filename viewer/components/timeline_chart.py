@@ -14,8 +14,8 @@ import numpy as np
 import orjson
 from nicegui import events, ui
 
-from timeline.model import KIND_INDEX, KINDS, Session
-from timeline.query import columns, problems_mask
+from walkback.timeline.model import KIND_INDEX, KINDS, Session
+from walkback.timeline.query import columns, problems_mask
 
 MAX_POINTS = 12_000
 KIND_COLORS = {

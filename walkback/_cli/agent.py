@@ -42,7 +42,7 @@ def _mode(approve_all: bool, deny_all: bool) -> str | None:
 
 def prompt_approver(req: Any) -> Any:
     """Ask the human at the terminal; with no terminal, nobody can answer (the run waits)."""
-    from agent.approvals import Decision
+    from walkback.agent.approvals import Decision
 
     if not sys.stdin.isatty():
         return None
@@ -55,7 +55,7 @@ def prompt_approver(req: Any) -> Any:
 
 
 def approver_for(mode: str | None) -> Any:
-    from agent.approvals import APPROVERS
+    from walkback.agent.approvals import APPROVERS
 
     return APPROVERS[mode] if mode else prompt_approver
 
@@ -113,8 +113,8 @@ def run(
     model: str | None,
 ) -> None:
     """Run TASK (a task file, or a shipped task: rename, multi_agent, release) in --workspace."""
-    from agent.runs import PlannerOptions, start_run
-    from agent.task import load_task, make_workspace
+    from walkback.agent.runs import PlannerOptions, start_run
+    from walkback.agent.task import load_task, make_workspace
 
     mode = _mode(approve_all, deny_all)
     if setup:
@@ -142,7 +142,7 @@ def resume(
     run: str, approve_all: bool, deny_all: bool, policy_file: Path | None, service_url: str | None
 ) -> None:
     """Recover RUN (a run directory or id), ask again what was never answered, and finish it."""
-    from agent.runs import resume_run
+    from walkback.agent.runs import resume_run
 
     mode = _mode(approve_all, deny_all)
     result = resume_run(
@@ -161,6 +161,6 @@ def resume(
 @handle_errors
 def child(child_dir: Path) -> None:
     """Run or resume one subagent (started by its parent's fan-out)."""
-    from agent.runs import run_child
+    from walkback.agent.runs import run_child
 
     _finish(run_child(child_dir, on_event=progress))

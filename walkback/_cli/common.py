@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 import orjson
 
-from journal.errors import WalkbackError
+from walkback.journal.errors import WalkbackError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

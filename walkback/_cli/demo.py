@@ -26,7 +26,7 @@ from .common import handle_errors
 @handle_errors
 def demo(ctx: click.Context, no_open: bool, directory: Path | None) -> None:
     """Scratch repo, multi-agent run, kill -9 mid-task, recover, finish, then open the viewer on the run."""
-    from agent.demo import run_demo
+    from walkback.agent.demo import run_demo
 
     base = directory or Path(tempfile.mkdtemp(prefix="walkback-demo-"))
     result = run_demo(base, emit=lambda line: click.echo(line, err=True))

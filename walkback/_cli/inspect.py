@@ -50,7 +50,7 @@ def show(path: Path, as_json: bool) -> None:
 
     Damage is reported, not fatal (exit 0); input that is not a readable journal or log exits 2.
     """
-    from importers import load
+    from walkback.importers import load
 
     session = load(path, progress=progress_printer("reading"))
     data = summary(session)
@@ -90,8 +90,8 @@ def _first_damage(integ: Any) -> str:
 @handle_errors
 def check(path: Path, repair: bool, as_json: bool) -> None:
     """Check a journal's integrity. Exit 0 intact, 1 damaged, 2 unusable input."""
-    from journal import journal_path, scan
-    from journal.segments import archived
+    from walkback.journal import journal_path, scan
+    from walkback.journal.segments import archived
 
     if repair:
         _repair(path, as_json)
@@ -119,7 +119,7 @@ def check(path: Path, repair: bool, as_json: bool) -> None:
 
 def _check_run(path: Path, as_json: bool) -> None:
     """``check`` on a rotated run: every archived segment, the live file, and the links between them."""
-    from journal.segments import scan_run
+    from walkback.journal.segments import scan_run
 
     run = scan_run(path)
     live = run.live
@@ -189,9 +189,9 @@ def _report(res: Any, *, repairable: bool = True) -> None:
 
 def _repair(path: Path, as_json: bool) -> None:
     """``check --repair``: hold the run lock (if the journal is in a run dir) while cutting."""
-    from journal import journal_path
-    from journal import repair as do_repair
-    from journal.runlock import LOCK_NAME, RunLock
+    from walkback.journal import journal_path
+    from walkback.journal import repair as do_repair
+    from walkback.journal.runlock import LOCK_NAME, RunLock
 
     jpath = journal_path(path)
     if (jpath.parent / LOCK_NAME).exists():
@@ -229,7 +229,7 @@ def import_(path: Path, out: Path) -> None:
 
     The header names the source format, path and sha256. Unreadable input exits 2.
     """
-    from importers import load, write_journal
+    from walkback.importers import load, write_journal
 
     session = load(path, progress=progress_printer("reading"))
     written = write_journal(session, out)

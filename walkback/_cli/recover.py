@@ -15,13 +15,13 @@ def _journal(run: str) -> Path:
     p = Path(run)
     if p.is_file() or p.is_dir():
         return p
-    from agent.runs import find_run
+    from walkback.agent.runs import find_run
 
     return find_run(run)
 
 
 def _table(plan: Any) -> str:
-    from journal.recovery._brief import clean
+    from walkback.journal.recovery._brief import clean
 
     rows = [("AGENT", "LSN", "TOOL", "TARGET", "FINDING", "ACTION")]
     rows += [
@@ -50,7 +50,7 @@ def recover(run: str, workspace: Path | None, apply_: bool, as_json: bool) -> No
     when their post hash verifies, keyed external calls are reissued with the same key, and
     whatever is in doubt is left to a human. Running it twice changes nothing the second time.
     """
-    from journal.recovery import recover as do_recover
+    from walkback.journal.recovery import recover as do_recover
 
     plan = do_recover(_journal(run), workspace=workspace, apply=apply_)
     if as_json:

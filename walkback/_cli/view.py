@@ -30,9 +30,9 @@ def view(
     paths: tuple[Path, ...], host: str, port: int, no_open: bool, native: bool, workspace: Path | None
 ) -> None:
     """Replay journals, run dirs, or a folder of runs step by step in the browser."""
-    from journal.recovery import analyze
-    from viewer.app import serve
-    from viewer.security import needs_token, new_token
+    from walkback.journal.recovery import analyze
+    from walkback.viewer.app import serve
+    from walkback.viewer.security import needs_token, new_token
 
     serve(
         list(paths),

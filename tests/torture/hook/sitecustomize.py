@@ -12,7 +12,7 @@ journal's file system paths:
   so a clean run tells the torture sweep which failpoints each agent passes and how often.
 
 The hook wraps the modules when they are first imported (a meta-path finder), so processes that
-never import ``journal`` (the tests a task runs) pay nothing.
+never import ``walkback.journal`` (the tests a task runs) pay nothing.
 """
 
 from __future__ import annotations
@@ -113,9 +113,9 @@ def _install() -> None:
     patches: dict[str, Callable[[ModuleType], None]] = {}
     ack, census = _log("WALKBACK_TORTURE_ACKS"), _log("WALKBACK_TORTURE_CENSUS")
     if ack is not None:
-        patches["journal.fileops"] = lambda m: _patch_fileops(m, ack)
+        patches["walkback.journal.fileops"] = lambda m: _patch_fileops(m, ack)
     if census is not None:
-        patches["journal.failpoints"] = lambda m: _patch_failpoints(m, census)
+        patches["walkback.journal.failpoints"] = lambda m: _patch_failpoints(m, census)
     if patches:
         sys.meta_path.insert(0, _Hook(patches))
 
