@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-
 from walkback.journal.errors import AgentError
 from walkback.journal.writer import JOURNAL_NAME
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from walkback.journal import failpoints
 from walkback.journal.errors import AgentError
 from walkback.journal.fileops import OS, FileOps

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-
 from walkback.journal import failpoints
 from walkback.journal.effects import clean_env
 from walkback.journal.errors import AgentError, WalkbackError

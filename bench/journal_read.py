@@ -26,7 +26,6 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
-
 from walkback.journal import Scanner, hashcheck, scan  # noqa: E402
 from walkback.journal.testing import synth_journal  # noqa: E402
 

@@ -28,7 +28,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Side, best_of, report, scratch_dir  # noqa: E402
-
 from walkback.journal import FileOps, JournalWriter  # noqa: E402
 
 ARGS = {"path": "src/api/users.ts", "old": "getUserById", "new": "fetchUser"}

@@ -27,7 +27,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import best_of, scratch_dir  # noqa: E402
-
 from walkback.agent.actions import parse_action  # noqa: E402
 from walkback.agent.approvals import approve_all  # noqa: E402
 from walkback.agent.runs import start_run  # noqa: E402

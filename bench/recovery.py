@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-
 from walkback.journal import BlobStore, sha256_bytes
 from walkback.journal.record import ZERO_HASH, encode
 from walkback.journal.recovery import analyze

@@ -143,7 +143,6 @@ async def serve_and_step(path: Path, steps: int) -> dict[str, float]:
     loader is still reading, as a browser would.
     """
     from nicegui.testing import UserInteraction, user_simulation
-
     from walkback.viewer.app import make_store
 
     store = make_store([path])
@@ -207,10 +206,9 @@ def measure(path: Path, steps: int) -> dict[str, float]:
     # NiceGUI's user simulation (the app over an in-process ASGI client, no browser) only runs with
     # this flag set; keep its storage out of the working directory too.
     os.environ.setdefault("PYTEST_CURRENT_TEST", "bench/viewer.py")
+    import walkback.viewer.app  # noqa: F401 - import cost is not part of the page time
     from nicegui import app
     from nicegui.storage import Storage
-
-    import walkback.viewer.app  # noqa: F401 - import cost is not part of the page time
 
     Storage.path = Path(tempfile.mkdtemp(prefix="wb-bench-storage-"))
     app.storage = Storage()

@@ -170,7 +170,9 @@ def _load_one(
     The hot loop builds plain lists per column and hands them to the table once per chunk; rows
     still in those lists are indexed from ``base``.
     """
-    from walkback.journal.segments import archived  # a rotated run: its archived segments first, each a source
+    from walkback.journal.segments import (
+        archived,  # a rotated run: its archived segments first, each a source
+    )
 
     shared = segment_of
     for seg in archived(jpath) if segment_of is None else ():

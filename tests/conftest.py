@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from walkback.agent.demo_service import DemoService
 
 sys._called_from_test = True  # type: ignore[attr-defined]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 import pytest
-
 from walkback.importers.walkback_journal import TYPE_KIND
+
 from walkback.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent

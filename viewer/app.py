@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from nicegui import app, ui
-
 from walkback.journal.errors import WalkbackError
 
 from .pages import register_pages

@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from fastapi import Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from nicegui import app, ui
-
 from walkback.journal.blobs import parse_hash
 from walkback.journal.errors import BlobError
 from walkback.timeline.query import Query

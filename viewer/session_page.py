@@ -13,7 +13,6 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 from nicegui import events, run, ui
-
 from walkback.timeline.query import Query, locate, problems_mask, select
 
 from .components.agents import agent_tree

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from walkback.journal.errors import WalkbackError
 from walkback.journal.runlock import lock_is_held
 from walkback.journal.writer import journal_path

@@ -15,7 +15,6 @@ import urllib.request
 from typing import TYPE_CHECKING, Any
 
 import orjson
-
 from walkback.journal.errors import AgentError
 
 from ..actions import Action, PlanError, parse_action

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from walkback.journal.reader import scan
 
 from ._dialect import Pending, kind_of, pending_intent

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from walkback.journal.chain import SeedChain, V1Chain
 from walkback.journal.errors import JournalDamaged
 from walkback.journal.reader import BLOCK, Record, Scanner, ScanResult

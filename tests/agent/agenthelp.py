@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from walkback.agent.task import load_task, make_workspace
 
 ROOT = Path(__file__).resolve().parents[2]

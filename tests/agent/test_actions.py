@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from walkback.agent.actions import PlanError, parse_action
 
 GOOD: list[dict[str, Any]] = [

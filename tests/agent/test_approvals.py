@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from agenthelp import ROOT, agent_run, of_type, records, scratch
-
 from walkback.agent.approvals import ApprovalPending, ApprovalRequest, Policy, approve_all, deny_all
 from walkback.agent.demo_service import DemoService
 from walkback.agent.runs import resume_run, start_run

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 from agenthelp import of_type, records, scratch
-
 from walkback.agent.approvals import approve_all
 from walkback.agent.runs import start_run
 

@@ -6,7 +6,6 @@ import threading
 from pathlib import Path
 
 import httpx
-
 from walkback.agent.demo_service import DemoService
 
 

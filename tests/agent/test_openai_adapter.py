@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from agenthelp import agent_run, of_type, records, scratch
-
 from walkback.agent.actions import PlanError
 from walkback.agent.approvals import approve_all
 from walkback.agent.runs import PlannerOptions, start_run

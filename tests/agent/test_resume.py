@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from agenthelp import agent_run, of_type, records, scratch, tree, walkback
-
 from walkback.agent.approvals import approve_all, deny_all
 from walkback.agent.runs import resume_run, start_run
 from walkback.agent.task import load_task, make_workspace

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from agenthelp import agent_run, scratch, tree, walkback
-
 from walkback.agent.approvals import approve_all
 from walkback.agent.runs import start_run
 from walkback.journal.segments import list_segments, scan_run

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from agenthelp import ROOT, agent_run, of_type, records, scratch, tree
-
 from walkback.agent.approvals import approve_all
 from walkback.agent.demo import open_intent
 from walkback.agent.demo_service import DemoService

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-
 from walkback.journal import read_records, scan
 from walkback.journal.testing import write_run
+
 from walkback.cli import cli
 
 SHOW_KEYS = {

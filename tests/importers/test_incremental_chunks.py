@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from walkback.importers import walkback_journal
 from walkback.journal.testing import synth_journal
 from walkback.timeline.model import Session

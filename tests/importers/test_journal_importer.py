@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from walkback.importers import detect, load, write_journal
 from walkback.importers import walkback_journal as wj
 from walkback.journal import ImporterError, UnknownFormat, UnusableJournal, WalkbackError, read_records, scan

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from journal_helpers import RecordingOps
-
 from walkback.journal.testing import write_run
 
 

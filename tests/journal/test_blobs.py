@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from journal_helpers import RecordingOps
-
 from walkback.journal import BlobError, BlobStore, parse_hash
 
 

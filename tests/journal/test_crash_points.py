@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from walkback.journal import JournalWriter, read_records, repair, scan
 
 WRITER = """

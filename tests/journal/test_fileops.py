@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from journal_helpers import RecordingOps, eio
-
 from walkback.journal import atomic_write
 
 

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 from journal_helpers import lines_of
-
-from walkback.journal import hashcheck
-from walkback.journal import Scanner, read_records, scan
+from walkback.journal import Scanner, hashcheck, read_records, scan
 from walkback.journal.testing import synth_journal
 
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from journal_helpers import lines_of
-
-from walkback.journal import reader as reader_mod
 from walkback.journal import Scanner, UnusableJournal, read_at, read_records, scan
+from walkback.journal import reader as reader_mod
 from walkback.journal.record import encode
 from walkback.journal.testing import write_run
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from walkback.journal import UnusableJournal, read_records, repair
 from walkback.journal.testing import write_run
 

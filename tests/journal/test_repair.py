@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from journal_helpers import RecordingOps, lines_of
-
 from walkback.journal import JournalDamaged, JournalWriter, Scanner, read_records, repair, scan
 from walkback.journal.testing import write_run
 

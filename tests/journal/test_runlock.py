@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from walkback.journal import JournalError
 from walkback.journal.runlock import RunLock, lock_is_held
 

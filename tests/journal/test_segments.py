@@ -10,7 +10,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from walkback.importers import load
 from walkback.journal import OS, JournalWriter, read_records, scan
 from walkback.journal.recovery import analyze

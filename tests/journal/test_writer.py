@@ -9,8 +9,14 @@ from pathlib import Path
 import orjson
 import pytest
 from journal_helpers import RecordingOps, eio
-
-from walkback.journal import JournalDamaged, JournalError, JournalWriteFailed, JournalWriter, read_records, scan
+from walkback.journal import (
+    JournalDamaged,
+    JournalError,
+    JournalWriteFailed,
+    JournalWriter,
+    read_records,
+    scan,
+)
 from walkback.journal.record import H_MARK, SYNC_TYPES, ZERO_HASH
 from walkback.journal.testing import write_run
 

@@ -20,7 +20,6 @@ from crashfs import CrashState, RecordingOps, materialise
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "torture"))
 
 from oracle import Fingerprint, fingerprint, tree  # noqa: E402
-
 from walkback.agent.approvals import approve_all  # noqa: E402
 from walkback.agent.runs import resume_run, start_run  # noqa: E402
 from walkback.agent.task import load_task, make_workspace  # noqa: E402

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from crashfs import SECTOR, CrashState, RecordingOps, crash_states, sync_points
-
 from walkback.journal.fileops import atomic_write
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from recovery_helpers import Run, make_repo
-
 from walkback.journal import JournalWriter
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from walkback.journal import ABSENT, JournalWriter, sha256_bytes
 
 GIT = ["git", "-c", "user.name=walkback", "-c", "user.email=dev@walkback.invalid"]

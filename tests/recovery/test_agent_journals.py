@@ -16,7 +16,6 @@ from typing import Any
 
 import orjson
 import pytest
-
 from walkback.agent.approvals import approve_all
 from walkback.agent.demo_service import DemoService
 from walkback.agent.runs import start_run

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from recovery_helpers import Run, hold_lock
-
 from walkback.agent.demo_service import DemoService
 from walkback.journal import FileOps, RecoveryError, scan
 from walkback.journal.recovery import analyze, recover

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from recovery_helpers import Run
-
 from walkback.journal.recovery import analyze, recover
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from walkback.journal.recovery import ACTIONS, FINDINGS
 from walkback.journal.recovery._classify import Observation, classify
 from walkback.journal.recovery._dialect import Pending

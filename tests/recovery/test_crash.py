@@ -18,7 +18,6 @@ from typing import Any
 import orjson
 import pytest
 from recovery_helpers import Run, h, make_repo
-
 from walkback.agent.demo_service import DemoService
 from walkback.journal import JournalWriter, scan
 from walkback.journal.recovery import recover

@@ -7,7 +7,6 @@ from typing import Any
 
 import orjson
 from recovery_helpers import Run, h
-
 from walkback.agent.demo_service import DemoService
 from walkback.journal import scan, sha256_file
 from walkback.journal.recovery import Finding, RecoveryPlan, analyze, recover
@@ -312,7 +311,6 @@ def test_recovery_decision_none_resolves_its_intent(run: Run) -> None:
 
 def test_corruption_is_refused(run: Run) -> None:
     import pytest
-
     from walkback.journal import JournalDamaged
 
     run.file_intent("write_file", "a.txt", b"a\n", content="a\n")

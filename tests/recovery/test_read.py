@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from recovery_helpers import Run, h
-
 from walkback.journal import JournalDamaged
 from walkback.journal.reader import Scanner
 from walkback.journal.recovery import analyze

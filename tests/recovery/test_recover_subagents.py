@@ -6,7 +6,6 @@ from pathlib import Path
 
 import orjson
 from recovery_helpers import Run, h, hold_lock
-
 from walkback.journal import JournalWriter
 from walkback.journal.recovery import analyze, recover
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import orjson
 from recovery_helpers import h
-
 from walkback.agent.demo_service import DemoService
 from walkback.journal import scan
 from walkback.journal.recovery import analyze, recover

@@ -10,7 +10,6 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from walkback.importers import load
 from walkback.journal.testing import synth_journal
 

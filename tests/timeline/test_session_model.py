@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from walkback.importers import load
 from walkback.journal import JournalWriter
 from walkback.journal.testing import write_run

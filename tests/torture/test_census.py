@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from sweep import CHILDREN, MULTI_CHILD, MULTI_MAIN, RENAME5, expand
 from torturekit import SCENARIOS, Lab
-
 from walkback.journal.record import SYNC_TYPES
 
 

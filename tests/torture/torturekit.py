@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle import Observed, check, golden_of, tree
-
 from walkback.agent.demo_service import DemoService
 from walkback.agent.task import load_task, make_workspace
 from walkback.journal.errors import WalkbackError

@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 from nicegui import ui
-
 from walkback.journal.recovery import analyze
 from walkback.viewer.app import build, make_store
 

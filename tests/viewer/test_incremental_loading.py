@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from nicegui.testing import user_simulation
-
 from walkback.importers import walkback_journal
 from walkback.journal.testing import synth_journal
 from walkback.timeline.model import Session

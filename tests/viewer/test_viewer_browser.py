@@ -12,7 +12,6 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from viewer_env import ARTIFACTS, configure
-
 from walkback.viewer.store import entry_id
 
 pytestmark = pytest.mark.browser
@@ -120,8 +119,9 @@ SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "rename-recovered"
 @pytest.mark.skipif(not (SAMPLE / "journal.jsonl").is_file(), reason="no samples/ in this checkout")
 def test_a_real_sample_keyboard_diff_and_problems(screen) -> None:
     """The agent loop's recovered rename: step with keys, open a diff, keep only the problems."""
-    from walkback import importers
     from walkback.timeline.query import Query, select
+
+    from walkback import importers
 
     session = importers.load(SAMPLE)
     edit = int(select(session, Query(kinds=frozenset({"tool_call"}), tools=frozenset({"replace_symbol"})))[0])

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from sample_runs import APP_V1, APP_V2, build_run
-
-from walkback import importers
 from walkback.journal import JournalWriter
 from walkback.journal.blobs import BlobStore
 from walkback.journal.record import sha256_bytes
 from walkback.timeline.changes import change_view, side_by_side, unified
 from walkback.timeline.query import Query, file_rows, select
+
+from walkback import importers
 
 
 def calls(session, target: str) -> list[int]:

@@ -18,8 +18,8 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from sample_runs import build_run
-
 from walkback.viewer.store import entry_id
+
 from walkback.cli import cli
 
 URL = re.compile(r"walkback viewer: (http://\S+)")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from nicegui.testing import User, UserInteraction
 from sample_runs import build_run, grow
+from walkback.viewer.store import entry_id
 
 from walkback import importers
-from walkback.viewer.store import entry_id
 
 STEP = re.compile(r'history\.(pushState|replaceState)\(\{\}, "", "([^"]*)"\);')
 
@@ -258,7 +258,6 @@ async def test_live_follow_shows_new_events_within_a_second(viewer, tmp_path: Pa
 
 async def test_blobs_are_served_by_hash_only(viewer, sample) -> None:
     from sample_runs import APP_V2
-
     from walkback.journal.record import sha256_bytes
 
     sid = entry_id(sample.dir)

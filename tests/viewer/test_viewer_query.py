@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sample_runs import XSS, build_run
-
-from walkback import importers
 from walkback.journal import JournalWriter
 from walkback.timeline.query import Query, facets, file_rows, locate, problems_mask, select, text_mask
+
+from walkback import importers
 
 
 @pytest.fixture

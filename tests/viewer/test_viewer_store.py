@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from sample_runs import build_run, grow
-
-from walkback import importers
 from walkback.journal.recovery import analyze
 from walkback.viewer.app import ViewerError, make_store
 from walkback.viewer.store import SessionStore, entry_id
+
+from walkback import importers
 
 
 def test_a_folder_of_runs_becomes_a_session_list(tmp_path: Path) -> None:

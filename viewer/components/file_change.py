@@ -9,7 +9,6 @@ from __future__ import annotations
 from itertools import groupby
 
 from nicegui import ui
-
 from walkback.journal.blobs import parse_hash
 from walkback.journal.errors import BlobError
 from walkback.timeline.changes import Badge, ChangeView, side_by_side, unified

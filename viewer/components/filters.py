@@ -7,7 +7,6 @@ from inspect import isawaitable
 from typing import Any
 
 from nicegui import events, ui
-
 from walkback.timeline.query import Facets, Query
 
 MAX_OPTIONS = 1000

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from nicegui import ui
-
 from walkback.timeline.model import Session
 from walkback.timeline.query import Facets
 

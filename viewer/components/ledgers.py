@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 from nicegui import events, ui
-
 from walkback.timeline.model import KIND_INDEX, Approval, Session
 from walkback.timeline.query import columns
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 from nicegui import ui
-
 from walkback.timeline.changes import ChangeView, change_view
 from walkback.timeline.model import Session
 from walkback.timeline.query import columns

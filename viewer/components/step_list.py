@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 from nicegui import events, ui
-
 from walkback.timeline.model import Session
 
 from ..cursor import ReplayCursor

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import orjson
 from nicegui import events, ui
-
 from walkback.timeline.model import KIND_INDEX, KINDS, Session
 from walkback.timeline.query import columns, problems_mask
 
