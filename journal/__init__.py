@@ -5,6 +5,7 @@ from .errors import (
     AgentError,
     BlobError,
     ImporterError,
+    JournalChanged,
     JournalDamaged,
     JournalError,
     JournalWriteFailed,
@@ -14,7 +15,7 @@ from .errors import (
     WalkbackError,
 )
 from .fileops import OS, FileOps, atomic_write
-from .reader import Damage, Record, Scanner, ScanResult, read_at, read_records, scan
+from .reader import Damage, Record, Scanner, ScanResult, ScanState, open_journal, read_at, read_records, scan
 from .record import ABSENT, FORMAT_VERSION, SYNC_TYPES, sha256_bytes, sha256_file
 from .repair import RepairReport, repair
 from .writer import JOURNAL_NAME, JournalWriter, journal_path
@@ -31,6 +32,7 @@ __all__ = [
     "Damage",
     "FileOps",
     "ImporterError",
+    "JournalChanged",
     "JournalDamaged",
     "JournalError",
     "JournalWriteFailed",
@@ -39,12 +41,14 @@ __all__ = [
     "RecoveryError",
     "RepairReport",
     "ScanResult",
+    "ScanState",
     "Scanner",
     "UnknownFormat",
     "UnusableJournal",
     "WalkbackError",
     "atomic_write",
     "journal_path",
+    "open_journal",
     "parse_hash",
     "read_at",
     "read_records",

@@ -28,8 +28,20 @@ import orjson
 from .errors import UnusableJournal
 from .hashcheck import HashWorker
 from .record import FORMAT_VERSION, H_MARK, ZERO_HASH, line_hash
-from .scanresult import Damage, Record, ScanResult, as_lsn, brief, is_seq_result, parse_line, partial_reason
+from .scanresult import (
+    Damage,
+    Record,
+    ScanResult,
+    as_lsn,
+    brief,
+    closes_by_ref,
+    is_seq_result,
+    parse_line,
+    partial_reason,
+)
 
+Hashes = tuple[str | None, str | None]
+"""A line's stored and computed hashes (:func:`journal.record.line_hash`)."""
 Blocks = Iterable[tuple[list[bytes], bool]]
 """Lists of lines without their ``\\n``; the flag is False only for a final line with no newline."""
 
@@ -53,11 +65,22 @@ class V1Chain:
         self.last_h = ZERO_HASH
         self.expect = 0
         self.region: list[Damage] = []
+        self.region_hashes: set[str] = set()
+        """Every hash stored in or computed from a line of the open region (a later record may link
+        to it)."""
         self.bad_hashes: set[str] = set()
-        """Every hash stored in or computed from a bad line so far (a later record may link to it)."""
+        """The same for the regions already found to be corruption."""
         self.pending: list[Record] = []
         """Readable records inside the open region, yielded if it turns out to be corruption."""
         self.after_gap = False
+
+    def resumed(self, result: ScanResult) -> V1Chain:
+        """A checker for ``result`` in this one's state at its verified end (the open region, which
+        a resumed scan reads again, left out)."""
+        chain = V1Chain(result)
+        chain.last_h, chain.expect, chain.after_gap = self.last_h, self.expect, self.after_gap
+        chain.bad_hashes = set(self.bad_hashes)
+        return chain
 
     # -- the fast path --------------------------------------------------------------------------
     def run(
@@ -81,7 +104,7 @@ class V1Chain:
         suffix = SUFFIX_LEN + 1
         res = self.res
         last_h, expect, after_gap = self.last_h, self.expect, self.after_gap
-        records, end = res.records, res.valid_end
+        records, end, vline = res.records, res.valid_end, res.valid_line
         clean = not self.region
         for lines, nl in blocks:
             clean = clean and nl
@@ -108,19 +131,24 @@ class V1Chain:
                             records += 1
                             last_h = h
                             expect += 1
-                            end = offset + size
+                            end, vline = offset + size, line_no
                             if emit:
-                                yield Record(expect - 1, offset, line_no, size, rec, after_gap)
+                                yield Record(
+                                    expect - 1, offset, line_no, size, rec, after_gap, closes_by_ref(rec)
+                                )
                             offset += size
                             continue
                     except (decode_error, KeyError, TypeError):
                         pass
-                self.last_h, self.expect, res.records, res.valid_end = last_h, expect, records, end
+                self.last_h, self.expect = last_h, expect
+                res.records, res.valid_end, res.valid_line = records, end, vline
                 yield from self.feed(offset, line_no, line, nl)
                 last_h, expect, after_gap = self.last_h, self.expect, self.after_gap
-                records, end, clean = res.records, res.valid_end, nl and not self.region
+                records, end, vline = res.records, res.valid_end, res.valid_line
+                clean = nl and not self.region
                 offset += size if nl else len(line)
-        self.last_h, self.expect, res.records, res.valid_end = last_h, expect, records, end
+        self.last_h, self.expect = last_h, expect
+        res.records, res.valid_end, res.valid_line = records, end, vline
         self.finish()
 
     def finish(self) -> None:
@@ -132,13 +160,17 @@ class V1Chain:
         self.region = []
 
     # -- every rule -----------------------------------------------------------------------------
-    def feed(self, offset: int, line_no: int, raw: bytes, nl: bool) -> list[Record]:
-        """Check one line and return the records it releases (itself and/or held ones)."""
+    def feed(
+        self, offset: int, line_no: int, raw: bytes, nl: bool, hashes: Hashes | None = None
+    ) -> list[Record]:
+        """Check one line and return the records it releases (itself and/or held ones).
+
+        ``hashes``: the line's ``(stored, computed)`` hashes when the caller already has them."""
         line = _strip_cr(raw) if nl else raw
         if not line.strip():
             return []
         size = len(raw) + 1 if nl else len(raw)
-        rec, dmg, hashes = self._check(offset, line_no, line, size, nl)
+        rec, dmg, hashes = self._check(offset, line_no, line, size, nl, hashes or line_hash(line))
         out: list[Record] = []
         if rec is not None and self.res.records == 0 and not self.region and self.expect == 0:
             self._start(rec)
@@ -150,7 +182,7 @@ class V1Chain:
                 rec.after_gap = self.after_gap
                 self._take(rec, out)
                 return out
-            if prev in self.bad_hashes:
+            if prev in self.region_hashes or prev in self.bad_hashes:
                 self._resolve(out)
                 rec.after_gap = True
                 self._take(rec, out)
@@ -166,7 +198,7 @@ class V1Chain:
         if dmg.lsn is None:
             dmg.lsn = self.expect
         self.region.append(dmg)
-        self.bad_hashes.update(h for h in hashes if h)
+        self.region_hashes.update(h for h in hashes if h)
         return out
 
     def _start(self, rec: Record) -> None:
@@ -179,10 +211,9 @@ class V1Chain:
             self.res.first_lsn = rec.lsn
 
     def _check(
-        self, offset: int, line_no: int, line: bytes, size: int, nl: bool
-    ) -> tuple[Record | None, Damage | None, tuple[str | None, str | None]]:
-        stored, computed = line_hash(line)
-        hashes = (stored, computed)
+        self, offset: int, line_no: int, line: bytes, size: int, nl: bool, hashes: Hashes
+    ) -> tuple[Record | None, Damage | None, Hashes]:
+        stored, computed = hashes
         if not nl:
             return None, Damage(line_no, offset, partial_reason(line)), hashes
         rec, why = parse_line(line)
@@ -205,12 +236,14 @@ class V1Chain:
             )
         if lsn is None:
             return None, Damage(line_no, offset, "lsn missing or not a non-negative integer"), hashes
-        return Record(lsn, offset, line_no, size, rec), None, hashes
+        return Record(lsn, offset, line_no, size, rec, closes=closes_by_ref(rec)), None, hashes
 
     def _resolve(self, out: list[Record]) -> None:
         """The open region was corruption: report it and release the records held in it."""
         self.res.corrupt.extend(self.region)
         self.region = []
+        self.bad_hashes |= self.region_hashes
+        self.region_hashes = set()
         out.extend(self.pending)
         self.pending = []
         self.after_gap = True
@@ -222,15 +255,21 @@ class V1Chain:
         res.records += 1
         self.last_h = rec.data["h"]
         self.expect = rec.lsn + 1
-        res.valid_end = rec.offset + rec.length
+        res.valid_end, res.valid_line = rec.offset + rec.length, rec.line
         out.append(rec)
 
 
 class SeedChain:
-    """Sequence checker for the seed dialects (no hashes: lsn +1, or seq intents +1 and results).
+    """Sequence checker for the seed dialects (no hashes), docs/journal-format.md §6.
 
-    lsn dialect: every record is numbered, +1 each. seq dialect: intents are numbered +1 each; a
-    result carries the seq of the intent it completes, which must exist and be completed once.
+    Records that open something (plans, intents, everything but a record that closes one) take new
+    numbers, +1 each. lsn dialect: a ``commit`` or ``fail`` closes the open intent its ``ref`` or
+    ``intent`` names, or, without either, the one whose lsn it carries (the seed's
+    ``{"lsn":22,"type":"intent"}`` then ``{"lsn":22,"type":"commit"}``); with a reference it may
+    instead take a new lsn. A ``checkpoint`` may carry the lsn it covers (the last one). seq
+    dialect: a result ``{seq, result, status}`` carries the seq of the intent it completes. Closing
+    what was never opened, or closing twice, is damage. What each record closes is
+    :attr:`Record.closes`: this class is the one place that rule lives for the seed dialects.
     """
 
     def __init__(self, result: ScanResult) -> None:
@@ -238,13 +277,24 @@ class SeedChain:
         self.key = "seq" if result.dialect == "seq" else "lsn"
         self.first: int | None = None
         self.last: int | None = None
-        """The last good sequence number (lsn; or intent seq)."""
+        """The last new number on the trusted sequence."""
+        self.intents: set[int] = set()
+        """lsn dialect: the lsns of the intents on the trusted sequence (what a commit may close)."""
         self.closed: set[int] = set()
         self.region: list[Damage] = []
+        self.region_nums: set[int] = set()
+        """Numbers of readable records inside the open region (a later record may follow them)."""
         self.bad_nums: set[int] = set()
-        """Numbers of readable records inside bad regions (a later record may follow them)."""
+        """The same for the regions already found to be corruption."""
         self.pending: list[Record] = []
         self.after_gap = False
+
+    def resumed(self, result: ScanResult) -> SeedChain:
+        """A checker for ``result`` in this one's state at its verified end (open region left out)."""
+        chain = SeedChain(result)
+        chain.first, chain.last, chain.after_gap = self.first, self.last, self.after_gap
+        chain.intents, chain.closed, chain.bad_nums = set(self.intents), set(self.closed), set(self.bad_nums)
+        return chain
 
     def run(self, blocks: Blocks, offset: int, line_no: int) -> Iterator[Record]:
         for lines, nl in blocks:
@@ -258,7 +308,10 @@ class SeedChain:
         self.res.torn.extend(self.region)
         self.region = []
 
-    def feed(self, offset: int, line_no: int, raw: bytes, nl: bool) -> list[Record]:
+    def feed(
+        self, offset: int, line_no: int, raw: bytes, nl: bool, hashes: Hashes | None = None
+    ) -> list[Record]:
+        """Check one line and return the records it releases (``hashes`` are not used here)."""
         line = _strip_cr(raw) if nl else raw
         if not line.strip():
             return []
@@ -270,7 +323,9 @@ class SeedChain:
             why = partial_reason(line)
         else:
             rec, why = parse_line(line)
-            if rec is not None:
+            if rec is not None and ("v" in rec or "h" in rec or "prev" in rec):
+                rec, why = None, "a v1 record (`v`, `prev`, `h`) in a seed-dialect journal"
+            elif rec is not None:
                 num = as_lsn(rec.get(key))
                 if num is None:
                     why = f"`{key}` missing or not a non-negative integer"
@@ -278,38 +333,70 @@ class SeedChain:
         if rec is None or num is None:
             self.region.append(Damage(line_no, offset, why, self._expected()))
             return out
-        record = Record(num, offset, line_no, size, rec, self.after_gap)
-        completes = key == "seq" and is_seq_result(rec)
-        why = self._order(num, completes)
-        if not why or (num in self.bad_nums if completes else num - 1 in self.bad_nums):
+        why, closes, new, ends = self._order(num, rec)
+        record = Record(num, offset, line_no, size, rec, self.after_gap, closes)
+        linked = (ends and closes is not None and self._is_bad(closes)) or (new and self._is_bad(num - 1))
+        if not why or linked:
             if self.region:
                 self.res.corrupt.extend(self.region)
                 self.region = []
+                self.bad_nums |= self.region_nums
+                self.region_nums = set()
                 out.extend(self.pending)
                 self.pending = []
                 self.after_gap = True
             record.after_gap = self.after_gap
-            self._take(record, completes)
+            self._take(record, new, ends)
             out.append(record)
             return out
         record.after_gap = True
         self.pending.append(record)
-        self.bad_nums.add(num)
+        self.region_nums.add(num)
         self.region.append(Damage(line_no, offset, why, num))
         return out
+
+    def _is_bad(self, num: int) -> bool:
+        """``num`` is that of a readable record in a bad region (a later record may follow it)."""
+        return num in self.region_nums or num in self.bad_nums
 
     def _expected(self) -> int | None:
         return None if self.last is None else self.last + 1
 
-    def _order(self, num: int, completes: bool) -> str:
-        """Why ``num`` cannot come next on the trusted sequence ('' if it can)."""
+    def _order(self, num: int, rec: dict[str, Any]) -> tuple[str, int | None, bool, bool]:
+        """``(why not, closes, new, ends)`` for ``rec`` numbered ``num``: why it cannot come next on
+        the trusted sequence ('' if it can), the number it closes, whether it takes a new number,
+        and whether what it closes is an intent (a commit, fail or result ends it)."""
+        if self.key == "seq":
+            if is_seq_result(rec):
+                unopened = f"result for seq {num} before its intent"
+                return self._close(num, unopened, twice="completed"), num, False, True
+            return self._follow(num), closes_by_ref(rec), True, False
+        typ = rec.get("type")
+        if typ in ("commit", "fail"):
+            has_ref = "ref" in rec or "intent" in rec
+            target = as_lsn(rec.get("ref", rec.get("intent"))) if has_ref else num
+            if target is None:
+                return f"{typ} names no intent (`ref`/`intent` is not an lsn)", None, True, False
+            new = has_ref and num != target
+            why = self._close(target, f"{typ} for lsn {target}, which no intent opened")
+            return why or (self._follow(num) if new else ""), target, new, True
+        if typ == "checkpoint" and self.last is not None and num == self.last:
+            return "", None, False, False  # it carries the lsn it covers
+        return self._follow(num), closes_by_ref(rec), True, False
+
+    def _close(self, target: int, unopened: str, *, twice: str = "closed") -> str:
+        """Why the intent numbered ``target`` cannot be closed now ('' if it can)."""
+        if target in self.closed:
+            return f"{self.key} {target} {twice} twice"
+        if self.key == "seq":
+            ok = self.first is not None and self.last is not None and self.first <= target <= self.last
+        else:
+            ok = target in self.intents
+        return "" if ok else unopened
+
+    def _follow(self, num: int) -> str:
+        """Why ``num`` cannot be the next new number ('' if it can)."""
         word = self.key
-        if completes:
-            if num in self.closed:
-                return f"seq {num} completed twice"
-            if self.last is None or self.first is None or not self.first <= num <= self.last:
-                return f"result for seq {num} before its intent"
-            return ""
         if self.last is None or num == self.last + 1:
             return ""
         if num <= self.last:
@@ -317,20 +404,22 @@ class SeedChain:
         missing = f"{self.last + 1}" if num == self.last + 2 else f"{self.last + 1}..{num - 1}"
         return f"{word} {num} where {self.last + 1} was expected ({word} {missing} missing)"
 
-    def _take(self, record: Record, completes: bool) -> None:
+    def _take(self, record: Record, new: bool, ends: bool) -> None:
         res = self.res
         num = record.lsn
         if res.records == 0:
             res.header = record.data
         res.records += 1
         res.last_lsn = max(res.last_lsn, num)
-        res.valid_end = record.offset + record.length
-        if completes:
-            self.closed.add(num)
-        else:
+        res.valid_end, res.valid_line = record.offset + record.length, record.line
+        if ends and record.closes is not None:
+            self.closed.add(record.closes)
+        if new:
             if self.first is None:
                 self.first = num
             self.last = num if self.last is None else max(self.last, num)
+            if self.key == "lsn" and record.data.get("type") == "intent":
+                self.intents.add(num)
 
 
 def recognise(path: Path, rec: dict[str, Any], line: bytes, line_no: int) -> str | None:

@@ -4,6 +4,7 @@
     ├── JournalError              a journal cannot be read or written as asked
     │   ├── UnusableJournal       not a journal at all: empty, binary, not JSON lines, unknown version
     │   ├── JournalDamaged        torn tail or corruption found where an intact journal was required
+    │   ├── JournalChanged        a saved scan state no longer describes the file (rotated, truncated)
     │   └── JournalWriteFailed    a write or fsync failed; the writer is closed for good
     ├── BlobError                 a blob is missing, malformed or does not match its hash
     ├── ImporterError
@@ -47,6 +48,11 @@ class UnusableJournal(JournalError):
 
 class JournalDamaged(JournalError):
     """Damage was found where an intact journal is required."""
+
+
+class JournalChanged(JournalError):
+    """The file is not the one a saved :class:`~journal.reader.ScanState` describes: read it from the
+    start (a rotation replaced it, a repair cut below the saved offset, or it was rewritten)."""
 
 
 class JournalWriteFailed(JournalError):

@@ -16,6 +16,7 @@ from . import failpoints
 from .errors import JournalDamaged
 from .fileops import OS, FileOps
 from .reader import ScanResult, scan
+from .record import line_hash
 from .writer import JournalWriter, journal_path
 
 
@@ -60,6 +61,14 @@ def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
             path=path,
             line=d.line,
         )
+    verified = _verified_line(path, result) if result.dialect != "v1" else None
+    if verified is not None:
+        raise JournalDamaged(
+            f"the tail after {result.dialect} {result.last_lsn} holds v1 records whose hashes verify; "
+            "not a torn tail, not repaired: a human must decide",
+            path=path,
+            line=verified,
+        )
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         f.seek(result.valid_end)
@@ -91,3 +100,19 @@ def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
             broken_copy=broken.name,
         )
     return RepairReport(path, dropped, result.last_lsn, broken, lsn)
+
+
+def _verified_line(path: Path, result: ScanResult) -> int | None:
+    """The line number of the first line after the valid end whose own hash verifies, if any.
+
+    In a v1 journal the chain rules already keep such records out of a torn tail unless they link
+    to nothing (a lost or reordered unsynced append); in a seed dialect they are records of another
+    format the dialect cannot check, and a repair never cuts what verifies.
+    """
+    with open(path, "rb") as f:
+        f.seek(result.valid_end)
+        for n, line in enumerate(f, start=result.valid_line + 1):
+            stored, computed = line_hash(line.rstrip(b"\r\n"))
+            if stored is not None and stored == computed:
+                return n
+    return None

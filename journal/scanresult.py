@@ -31,6 +31,11 @@ class Record:
     """The parsed record."""
     after_gap: bool = False
     """True for a record that follows corruption (shown, but its history is not trusted)."""
+    closes: int | None = None
+    """The lsn (seq) of the earlier record this one completes, by the dialect's rules
+    (docs/journal-format.md §4, §6): a ``commit``/``fail`` (seq dialect: a result) closes its
+    intent, an ``approval.decision`` its request, an ``agent.end`` its spawn; None for every other
+    record (a ``recovery`` record's ``ref`` names the intent it is about without closing it)."""
 
 
 @dataclass(slots=True)
@@ -64,6 +69,8 @@ class ScanResult:
     last_h: str | None = None
     valid_end: int = 0
     """Byte offset where the last readable record ends; a repair truncates here."""
+    valid_line: int = 0
+    """Line number of the record that ends at ``valid_end`` (0 before the first)."""
     file_size: int = 0
     torn: list[Damage] = field(default_factory=list)
     """Bad lines of the torn tail, if any (repairable)."""
@@ -149,6 +156,17 @@ def parse_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
         kind = "array" if isinstance(rec, list) else type(rec).__name__
         return None, f"a JSON {kind}, not an object"
     return rec, ""
+
+
+CLOSING_TYPES = frozenset({"commit", "fail", "approval.decision", "agent.end"})
+"""Types whose record completes an earlier one (the one its ``ref`` names, in v1)."""
+
+
+def closes_by_ref(rec: dict[str, Any]) -> int | None:
+    """v1 (and a typed seed record): the ``ref`` of a record whose type completes another."""
+    if rec.get("type") in CLOSING_TYPES:
+        return as_lsn(rec.get("ref"))
+    return None
 
 
 def is_seq_result(rec: dict[str, Any]) -> bool:

@@ -185,19 +185,20 @@ class JournalWriter:
     ) -> int:
         """Append one record and return its lsn. Syncs when ``type`` requires it or ``sync``.
 
-        In the seq dialect a ``commit`` or ``fail`` is written as that dialect's result,
-        ``{seq: ref, status, ...}``, and returns ``ref`` (it takes no new seq).
+        In the seed dialects a ``commit`` or ``fail`` carries the number of the intent it closes
+        and takes no new one (docs/journal-format.md §6): ``{lsn: ref, type, ...}`` in the lsn
+        dialect, the result ``{seq: ref, status, ...}`` in the seq dialect; it returns ``ref``.
         """
         if self._fd is None:
             raise JournalWriteFailed("writer is closed (an earlier write or fsync failed)", path=self.path)
         if not RESERVED.isdisjoint(fields):
             clash = sorted(RESERVED.intersection(fields))
             raise JournalError(f"record fields {clash} are set by the writer", path=self.path)
-        completes_seq = self.dialect == "seq" and type in ("commit", "fail") and ref is not None
-        lsn = ref if completes_seq and ref is not None else self.next_lsn
-        line, h = self._encode(type, lsn, ref, agent, fields)
+        in_place = self.dialect != "v1" and type in ("commit", "fail") and ref is not None
+        lsn = ref if in_place and ref is not None else self.next_lsn
+        line, h = self._encode(type, lsn, None if in_place else ref, agent, fields, in_place=in_place)
         self._write(type, line)
-        if not completes_seq:
+        if not in_place:
             self.next_lsn = lsn + 1
         self.last_h = h
         self._dirty = True
@@ -208,7 +209,14 @@ class JournalWriter:
         return lsn
 
     def _encode(
-        self, type: str, lsn: int, ref: int | None, agent: str | None, fields: dict[str, Any]
+        self,
+        type: str,
+        lsn: int,
+        ref: int | None,
+        agent: str | None,
+        fields: dict[str, Any],
+        *,
+        in_place: bool = False,
     ) -> tuple[bytes, str]:
         if self.dialect == "v1":
             rec: dict[str, Any] = {
@@ -224,15 +232,10 @@ class JournalWriter:
             rec.update(fields)
             rec["prev"] = self.last_h
             return encode(rec)
-        if self.dialect == "seq":
-            if type in ("commit", "fail") and ref is not None:
-                rec = {"seq": lsn, "status": "ok" if type == "commit" else "failed"}
-            else:
-                rec = {"seq": lsn, "type": type}
-                if ref is not None:
-                    rec["ref"] = ref
+        if self.dialect == "seq" and in_place:
+            rec = {"seq": lsn, "status": "ok" if type == "commit" else "failed"}  # the intent's result
         else:
-            rec = {"lsn": lsn, "type": type}
+            rec = {"seq" if self.dialect == "seq" else "lsn": lsn, "type": type}
             if ref is not None:
                 rec["ref"] = ref
         rec.update(fields)

@@ -65,16 +65,6 @@ def kind_of(d: dict[str, Any], dialect: str) -> str:
     return t if isinstance(t, str) else "other"
 
 
-def closed_ref(d: dict[str, Any], kind: str, lsn: int) -> int | None:
-    """The intent a terminal record closes: commit/fail ``ref`` (or ``intent``), or a seq result."""
-    if kind == "result":
-        return lsn
-    if kind in ("commit", "fail"):
-        ref = d.get("ref", d.get("intent"))
-        return ref if isinstance(ref, int) else None
-    return None
-
-
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from walkback.journal.chain import SeedChain, V1Chain
 from walkback.journal.errors import JournalDamaged
-from walkback.journal.reader import BLOCK, Record, Scanner, ScanResult
+from walkback.journal.reader import Record, Scanner, ScanResult, ScanState, open_journal
 from walkback.journal.record import SYNC_TYPES, line_hash
 
 from ._cuts import Cut, recorded_cut, salvage, unrecorded_cuts
-from ._dialect import Pending, closed_ref, kind_of, pending_approval, pending_intent
+from ._dialect import Pending, kind_of, pending_approval, pending_intent
 
 BACK_BLOCK = 1 << 16
 _CHECKPOINT = re.compile(rb'"type"\s*:\s*"checkpoint"')
@@ -77,7 +76,7 @@ def lines_backward(path: Path, block: int = BACK_BLOCK) -> Iterator[tuple[int, b
 
     A partial last line (no newline) is skipped; ``\\r`` before ``\\n`` is dropped.
     """
-    with open(path, "rb") as f:
+    with open_journal(path) as f:
         pos = f.seek(0, 2)
         buf = b""
         trimmed = False
@@ -123,9 +122,11 @@ def _verified(line: bytes) -> dict[str, Any] | None:
 
 
 def _links(prev: dict[str, Any], rec: dict[str, Any]) -> bool:
-    if prev["lsn"] + 1 != rec["lsn"]:
-        return False
-    return "v" not in rec or prev.get("h") == rec.get("prev")
+    """``rec`` directly follows ``prev``: v1, by lsn and hash; lsn dialect, by an lsn that is the
+    same (a commit or checkpoint carrying it) or the next."""
+    if "v" not in rec:
+        return 0 <= rec["lsn"] - prev["lsn"] <= 1
+    return prev["lsn"] + 1 == rec["lsn"] and prev.get("h") == rec.get("prev")
 
 
 def find_checkpoint(path: Path) -> tuple[int, dict[str, Any]] | None:
@@ -154,29 +155,10 @@ def find_checkpoint(path: Path) -> tuple[int, dict[str, Any]] | None:
     return None
 
 
-def _lines_from(path: Path, offset: int) -> Iterator[tuple[list[bytes], bool]]:
-    """The file's lines from ``offset`` on, a block at a time (the chain checkers' input)."""
-    with open(path, "rb") as f:
-        f.seek(offset)
-        carry = b""
-        while block := f.read(BLOCK):
-            parts = (carry + block).split(b"\n")
-            carry = parts.pop()
-            yield parts, True
-        if carry:
-            yield [carry], False
-
-
 def _scan_tail(path: Path, offset: int, first: dict[str, Any]) -> tuple[Iterator[Record], ScanResult]:
     """Verify forward from a trusted record with the reader's own rules (:mod:`journal.chain`)."""
-    res = ScanResult(path=path, dialect="v1" if "v" in first else "lsn", file_size=path.stat().st_size)
-    chain: V1Chain | SeedChain
-    if res.dialect == "v1":
-        chain = V1Chain(res)
-        chain.last_h, chain.expect = first["prev"], first["lsn"]
-    else:
-        chain = SeedChain(res)
-    return chain.run(_lines_from(path, offset), offset, 0), res
+    scanner = Scanner(path, resume=ScanState.before(path, offset, first))
+    return iter(scanner), scanner.result
 
 
 def line_number(path: Path, offset: int) -> int:
@@ -223,7 +205,7 @@ def read_window(path: Path) -> Window:
         records, res = _scan_tail(path, *found)
     fold = _Fold()
     for rec in records:
-        fold.take(rec.lsn, rec.data, res.dialect)
+        fold.take(rec, res.dialect)
     if res.corrupt:
         d = res.corrupt[0]
         raise JournalDamaged(
@@ -267,17 +249,20 @@ class _Fold:
         self.checkpoint: dict[str, Any] | None = None
         self.start_lsn: int | None = None
 
-    def take(self, lsn: int, d: dict[str, Any], dialect: str) -> None:
+    def take(self, rec: Record, dialect: str) -> None:
+        """Fold one record; what it closes is the reader's :attr:`Record.closes`."""
+        lsn, d, closes = rec.lsn, rec.data, rec.closes
         kind = kind_of(d, dialect)
-        ref = closed_ref(d, kind, lsn)
-        if ref is not None:
-            self.open.pop(ref, None)
+        if kind in ("commit", "fail", "result"):
+            if closes is not None:
+                self.open.pop(closes, None)
         elif kind == "intent":
             self.open[lsn] = pending_intent(lsn, d)
         elif kind == "approval.request":
             self.asks[lsn] = pending_approval(lsn, d)
         elif kind == "approval.decision":
-            self.asks.pop(d.get("ref"), None)  # type: ignore[arg-type]
+            if closes is not None:
+                self.asks.pop(closes, None)
         elif kind == "recovery" and isinstance(d.get("ref"), int):
             lost = d.get("lost_lsn")
             self.decisions[(d["ref"], lost if isinstance(lost, int) else None)] = (
@@ -293,8 +278,8 @@ class _Fold:
             self.spawns[lsn] = Spawn(
                 lsn, str(d.get("child_agent") or ""), d["child_dir"], str(d.get("child_run") or "")
             )
-        elif kind == "agent.end" and d.get("ref") in self.spawns:
-            self.spawns[d["ref"]].ended = True
+        elif kind == "agent.end" and closes in self.spawns:
+            self.spawns[closes].ended = True
         elif kind == "checkpoint":
             if self.checkpoint is None:
                 self.start_lsn = lsn

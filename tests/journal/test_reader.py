@@ -130,9 +130,16 @@ def _seed_damage(
 
 def test_lsn_dialect_duplicate_lsn_is_corruption(tmp_path: Path) -> None:
     lines = LSN_DIALECT.splitlines(keepends=True)
-    got, corrupt, torn = _seed_damage(tmp_path, b"".join([*lines[:3], lines[2], *lines[3:]]))
-    assert corrupt == [(4, "duplicate lsn 25 (after lsn 25)")] and not torn
+    got, corrupt, torn = _seed_damage(tmp_path, b"".join([*lines[:2], lines[1], *lines[2:]]))
+    assert corrupt == [(3, "duplicate lsn 24 (after lsn 24)")] and not torn
     assert got == [1, 2, 3, 4, 5, 6, 7], "the duplicate is still shown beside the gap"
+
+
+def test_lsn_dialect_an_intent_closed_twice_is_corruption(tmp_path: Path) -> None:
+    lines = LSN_DIALECT.splitlines(keepends=True)
+    got, corrupt, torn = _seed_damage(tmp_path, b"".join([*lines[:3], lines[2], *lines[3:]]))
+    assert corrupt == [(4, "lsn 24 closed twice")] and not torn
+    assert got == [1, 2, 3, 4, 5, 6, 7]
 
 
 def test_lsn_dialect_missing_lsn_mid_file_is_corruption_not_a_torn_tail(tmp_path: Path) -> None:
@@ -287,3 +294,75 @@ def test_a_6mb_record_straddling_read_blocks_is_read_whole(
 def test_a_run_directory_is_read_as_its_journal(run_dir: Path) -> None:
     assert Scanner(run_dir).path == run_dir / "journal.jsonl"
     assert scan(run_dir).intact
+
+
+def test_each_record_says_which_record_it_closes(journal_file: Path) -> None:
+    records, _ = read_records(journal_file)
+    closes = {r.lsn: r.closes for r in records if r.closes is not None}
+    by_type = {r.lsn: r.data["type"] for r in records}
+    assert closes and all(by_type[lsn] in ("commit", "approval.decision") for lsn in closes)
+    assert all(by_type[ref] in ("intent", "approval.request") for ref in closes.values())
+    assert all(closes[lsn] == records[lsn].data["ref"] for lsn in closes)
+    assert all(r.closes is None for r in records if r.data["type"] not in ("commit", "approval.decision"))
+
+
+@pytest.mark.parametrize(
+    "stray",
+    [
+        b'{"seq":0,"task_id":"T1","tool":"write_file","args":{"path":"a.txt"}}\n',
+        b'{"lsn":0,"type":"plan"}\n',
+        b'{"seq":0,"result":{"ok":true},"status":"ok"}\n{"lsn":3,"type":"commit"}\n',
+    ],
+)
+def test_stray_seed_lines_in_front_of_a_v1_journal_are_corruption_and_repair_cuts_nothing(
+    journal_file: Path, stray: bytes
+) -> None:
+    """The dialect is not decided from one line: the v1 records after them verify, so the lines in
+    front are damage at line 1 (corruption: valid records follow), never a torn tail of everything."""
+    from walkback.journal import JournalDamaged, repair
+
+    clean = journal_file.read_bytes()
+    n = len(clean.splitlines())
+    journal_file.write_bytes(stray + clean)
+    records, res = read_records(journal_file)
+    bad = stray.count(b"\n")
+    assert res.dialect == "v1" and not res.torn
+    assert [d.line for d in res.corrupt] == list(range(1, bad + 1))
+    assert [r.line for r in records] == list(range(bad + 1, bad + n + 1)) and res.records == n
+    with pytest.raises(JournalDamaged, match="not repaired"):
+        repair(journal_file)
+    assert journal_file.read_bytes() == stray + clean
+
+
+def test_a_v1_looking_stray_line_in_front_of_a_seed_journal_does_not_make_it_v1(tmp_path: Path) -> None:
+    path = tmp_path / "seed.jsonl"
+    path.write_bytes(b'{"v":1,"lsn":0,"type":"run.start","h":"00"}\n' + LSN_DIALECT)
+    records, res = read_records(path)
+    assert res.dialect == "lsn" and not res.torn and [d.line for d in res.corrupt] == [1]
+    assert len(records) == LSN_DIALECT.count(b"\n")
+
+
+def test_repair_never_cuts_hash_verified_records_from_a_seed_journal(
+    tmp_path: Path, journal_file: Path
+) -> None:
+    """Beyond the lines the dialect is decided from, v1 records appended to a seed journal read as a
+    torn tail of that dialect; their hashes verify, so a repair refuses to cut them."""
+    from walkback.journal import JournalDamaged, repair
+
+    path = tmp_path / "seed.jsonl"
+    seed = b"".join(b'{"lsn":%d,"type":"plan"}\n' % i for i in range(100))
+    path.write_bytes(seed + journal_file.read_bytes())
+    res = scan(path)
+    assert res.dialect == "lsn" and res.torn and res.records == 100
+    with pytest.raises(JournalDamaged, match="hash"):
+        repair(path)
+    assert path.read_bytes() == seed + journal_file.read_bytes()
+
+
+def test_a_fifo_without_a_writer_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "journal.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(UnusableJournal, match=r"not a regular file \(a FIFO"):
+        scan(fifo)
+    with pytest.raises(UnusableJournal, match="not a regular file"):
+        scan(tmp_path)  # a run directory whose journal is a FIFO

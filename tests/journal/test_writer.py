@@ -250,6 +250,9 @@ def test_lsn_dialect_appends_in_its_own_shape(tmp_path: Path) -> None:
     path = tmp_path / "lsn.jsonl"
     path.write_bytes(b'{"lsn":1,"type":"plan"}\n{"lsn":2,"type":"intent","tool":"t","file":"a"}\n')
     with JournalWriter.open(path) as w:
-        assert w.append("commit", ref=2) == 3
+        assert w.append("commit", ref=2) == 2  # the seed's shape: the commit carries the intent's lsn
+        assert w.append("recovery", ref=2, finding="applied") == 3
     records, res = read_records(path)
-    assert res.intact and records[-1].data == {"lsn": 3, "type": "commit", "ref": 2}
+    assert res.intact and records[2].data == {"lsn": 2, "type": "commit"}
+    assert records[3].data == {"lsn": 3, "type": "recovery", "ref": 2, "finding": "applied"}
+    assert [r.closes for r in records] == [None, None, 2, None]

@@ -43,7 +43,7 @@ def full_fold(path: Path) -> list[tuple[str, int]]:
     s = Scanner(path)
     fold = _Fold()
     for rec in s:
-        fold.take(rec.lsn, rec.data, s.result.dialect)
+        fold.take(rec, s.result.dialect)
     return sorted((p.kind, p.lsn) for p in [*fold.open.values(), *fold.asks.values()])
 
 

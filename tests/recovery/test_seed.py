@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 from recovery_helpers import h
 from walkback.agent.demo_service import DemoService
-from walkback.journal import scan
+from walkback.journal import read_records, scan
 from walkback.journal.recovery import analyze, recover
 
 A_OLD = b"export const a = getUserById(1);\n"
@@ -39,6 +39,8 @@ def rename(lsn: int, file: str, old: bytes, new: bytes) -> dict[str, Any]:
 
 
 def lsn_journal(tmp_path: Path, b_post: bytes = B_NEW) -> tuple[Path, Path]:
+    """The seed's lsn dialect exactly as written: lsn 1 the plan, then one lsn per file whose
+    commit carries that lsn (002_22b8073affcbbc91.txt)."""
     ws = tmp_path / "ws"
     (ws / "src").mkdir(parents=True)
     (ws / "src/a.ts").write_bytes(A_NEW)  # committed
@@ -48,9 +50,9 @@ def lsn_journal(tmp_path: Path, b_post: bytes = B_NEW) -> tuple[Path, Path]:
     write_lines(
         j,
         [
-            {"lsn": 0, "type": "plan", "task": "Rename getUserById to fetchUser", "steps": ["a", "b", "c"]},
-            rename(1, "src/a.ts", A_OLD, A_NEW),
-            {"lsn": 2, "type": "commit", "intent": 1},
+            {"lsn": 1, "type": "plan", "task": "Rename getUserById to fetchUser", "files": 3},
+            rename(2, "src/a.ts", A_OLD, A_NEW),
+            {"lsn": 2, "type": "commit", "verified": "hash==post && tsc --noEmit ok"},
             rename(3, "src/c.ts", A_OLD, A_NEW),
             rename(4, "src/b.ts", B_OLD, b_post),
         ],
@@ -60,6 +62,7 @@ def lsn_journal(tmp_path: Path, b_post: bytes = B_NEW) -> tuple[Path, Path]:
 
 def test_lsn_dialect_redo_is_computed_from_the_current_content(tmp_path: Path) -> None:
     j, ws = lsn_journal(tmp_path)
+    assert scan(j).intact
     plan = analyze(j, workspace=ws)
     assert [(f.lsn, f.target, f.finding, f.action) for f in plan.findings] == [
         (3, "src/c.ts", "applied", "commit"),
@@ -72,15 +75,42 @@ def test_lsn_dialect_redo_is_computed_from_the_current_content(tmp_path: Path) -
     new = read_lines(j)[5:]
     assert [(r["lsn"], r["type"], r.get("ref")) for r in new] == [
         (5, "recovery", 3),
-        (6, "commit", 3),
-        (7, "recovery", 4),
-        (8, "commit", 4),
+        (3, "commit", None),  # the seed's shape: the commit carries the lsn of the intent it closes
+        (6, "recovery", 4),
+        (4, "commit", None),
     ]
     assert all("v" not in r and "h" not in r and "prev" not in r for r in new)  # still the seed shape
     assert new[3]["recovered"] is True and new[3]["post"] == h(B_NEW)
-    res = scan(j)
+    records, res = read_records(j)
     assert res.dialect == "lsn" and res.intact
+    assert [r.closes for r in records if r.data["type"] == "commit"] == [2, 3, 4]
     assert analyze(j, workspace=ws).findings == []
+
+
+def test_lsn_dialect_commits_naming_their_intent_by_ref_or_intent_still_close_it(tmp_path: Path) -> None:
+    j, ws = lsn_journal(tmp_path)
+    write_lines(
+        j,
+        [
+            {"lsn": 1, "type": "plan", "task": "Rename getUserById to fetchUser"},
+            rename(2, "src/a.ts", A_OLD, A_NEW),
+            {"lsn": 3, "type": "commit", "intent": 2},  # a commit taking a new lsn, naming its intent
+            rename(4, "src/c.ts", A_OLD, A_NEW),
+            {"lsn": 5, "type": "commit", "ref": 4},
+            rename(6, "src/b.ts", B_OLD, B_NEW),
+        ],
+    )
+    records, res = read_records(j)
+    assert res.intact and [r.closes for r in records] == [None, None, 2, None, 4, None]
+    assert [f.lsn for f in analyze(j, workspace=ws).findings] == [6]
+
+
+def test_lsn_dialect_a_commit_for_an_lsn_never_intended_is_damage(tmp_path: Path) -> None:
+    j, _ = lsn_journal(tmp_path)
+    recs = read_lines(j)
+    write_lines(j, [*recs[:3], {"lsn": 1, "type": "commit"}, *recs[3:]])
+    res = scan(j)
+    assert [(d.line, d.reason) for d in res.corrupt] == [(4, "commit for lsn 1, which no intent opened")]
 
 
 def test_lsn_dialect_computed_redo_is_refused_when_it_does_not_hash_to_post(tmp_path: Path) -> None:
@@ -91,16 +121,15 @@ def test_lsn_dialect_computed_redo_is_refused_when_it_does_not_hash_to_post(tmp_
     assert (ws / "src/b.ts").read_bytes() == B_OLD
 
 
-def test_lsn_dialect_reads_from_a_checkpoint(tmp_path: Path) -> None:
+def test_lsn_dialect_reads_from_a_checkpoint_carrying_the_lsn_it_covers(tmp_path: Path) -> None:
     j, ws = lsn_journal(tmp_path)
     recs = read_lines(j)
-    recs.insert(3, {"lsn": 3, "type": "checkpoint", "git": "0" * 40, "covers_lsn": 3})
-    for i, r in enumerate(recs):
-        r["lsn"] = i
+    recs.insert(3, {"lsn": 2, "type": "checkpoint", "git": "0" * 40})  # after intent 2's commit
     write_lines(j, recs)
+    assert scan(j).intact
     plan = analyze(j, workspace=ws)
-    assert plan.read_from == 3
-    assert [f.lsn for f in plan.findings] == [4, 5]
+    assert plan.read_from == 2
+    assert [f.lsn for f in plan.findings] == [3, 4]
 
 
 def seq_journal(tmp_path: Path, url: str) -> tuple[Path, Path]:
