@@ -75,6 +75,33 @@ def run(cmd: list[str] | str, cwd: Path, *, shell: bool = False, timeout: float 
     return CommandResult(p.returncode, p.stdout.decode("utf-8", "replace")[-TAIL:])
 
 
+HTTP_TOOLS = {f"http_{m.lower()}": m for m in ("GET", "POST", "PUT", "PATCH", "DELETE")}
+"""Tool names that are one HTTP request by their name alone (the seq seed's ``http_post``)."""
+METHODS = frozenset(HTTP_TOOLS.values())
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """The HTTP request an intent describes, as :func:`call` sends it."""
+
+    method: str
+    url: str
+    body: Any
+
+
+def http_request(tool: str, args: dict[str, Any]) -> HttpRequest | None:
+    """The request an intent of ``tool`` with ``args`` makes, or None when it is not an HTTP call
+    walkback can send again: an ``http_<method>`` tool with a ``url``, or any tool whose arguments
+    carry an explicit ``method`` (GET, POST, PUT, PATCH, DELETE) and an http(s) ``url``."""
+    url = args.get("url")
+    method = args.get("method", HTTP_TOOLS.get(tool))
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")) or not isinstance(method, str):
+        return None
+    if method.upper() not in METHODS:
+        return None
+    return HttpRequest(method.upper(), url, args.get("body"))
+
+
 def call(
     method: str, url: str, body: Any, key: str, *, timeout: float = 30.0, agent: str = "walkback"
 ) -> ExternalResult:

@@ -85,7 +85,7 @@ class Actor:
         p = step.pending
         assert p.key is not None
         try:
-            result = _effects.reissue(p.args, p.key)
+            result = _effects.reissue(p.tool, p.args, p.key)
         except OSError as e:
             step.finding.outcome = f"reissue failed ({e}); still in doubt: run recover again"
             return

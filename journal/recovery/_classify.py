@@ -9,8 +9,9 @@ observation                            finding                 action
 file, H == post                        applied                 commit
 file, H == pre                         not_applied             redo
 file, H neither                        torn                    restore_redo
-external call with idempotency key     in_doubt                reissue
-external call without one              in_doubt                ask_human
+keyed HTTP call (method and url)       in_doubt                reissue
+other keyed external effect            in_doubt                ask_human
+external effect without a key          in_doubt                ask_human
 command (``idempotent: true``)         not_applied             redo
 command                                in_doubt                ask_human
 approval request without decision      unanswered_approval     ask_again
@@ -24,6 +25,8 @@ action becomes ``ask_human``: recovery never guesses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from walkback.journal.effects import http_request
 
 from ._dialect import Pending
 
@@ -72,10 +75,20 @@ def classify(p: Pending, obs: Observation) -> Decision:
             return Decision("not_applied", "redo", "command declared idempotent: run it again")
         return Decision("in_doubt", "ask_human", "command may or may not have run and is not idempotent")
     if p.effect == "external":
-        if p.key and isinstance(p.args.get("url"), str) and isinstance(p.args.get("method"), str):
-            return Decision("in_doubt", "reissue", f"external call: reissue with Idempotency-Key {p.key}")
-        why = "no idempotency key" if not p.key else "no method and url to reissue"
-        return Decision("in_doubt", "ask_human", f"external call may or may not have happened; {why}")
+        if not p.key:
+            return Decision(
+                "in_doubt", "ask_human", "external call may or may not have happened; no idempotency key"
+            )
+        req = http_request(p.tool, p.args)
+        if req is None:
+            return Decision(
+                "in_doubt",
+                "ask_human",
+                f"external effect keyed {p.key}, but walkback cannot reissue tool {p.tool!r} (it reissues "
+                "http_get/post/put/patch/delete, or a method and an http(s) url): ask a human",
+            )
+        call = f"{req.method} {req.url}"
+        return Decision("in_doubt", "reissue", f"external call {call}: reissue with Idempotency-Key {p.key}")
     return Decision(
         "in_doubt", "ask_human", f"unknown effect of tool {p.tool!r}: cannot tell whether it happened"
     )

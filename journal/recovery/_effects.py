@@ -56,12 +56,15 @@ def run_check(workspace: Path, check: str) -> tuple[int, str]:
     return r.exit_code, r.output_tail
 
 
-def reissue(args: dict[str, Any], key: str) -> dict[str, Any]:
+def reissue(tool: str, args: dict[str, Any], key: str) -> dict[str, Any]:
     """Send the call again with the same ``Idempotency-Key``; return ``{status, body_tail, replayed}``.
 
     Raises:
-        OSError: the service could not be reached (the call stays in doubt).
+        OSError: the service could not be reached, or the intent is not an HTTP call (it stays in
+            doubt).
     """
-    r = effects.call(str(args["method"]), str(args["url"]), args.get("body"), key,
-                     timeout=HTTP_TIMEOUT, agent="walkback-recover")
+    req = effects.http_request(tool, args)
+    if req is None:
+        raise OSError(f"{tool} is not an HTTP call walkback can send")
+    r = effects.call(req.method, req.url, req.body, key, timeout=HTTP_TIMEOUT, agent="walkback-recover")
     return r.to_json()

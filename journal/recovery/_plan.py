@@ -17,6 +17,8 @@ FINDINGS: tuple[str, ...] = (
 """The only finding words (docs/journal-format.md, record ``recovery``)."""
 ACTIONS: tuple[str, ...] = ("commit", "redo", "restore_redo", "reissue", "ask_human", "ask_again", "none")
 """The only action words."""
+HUMAN_ACTIONS = frozenset({"ask_human", "ask_again"})
+"""Actions recovery never takes itself: a person decides."""
 
 
 @dataclass
@@ -80,6 +82,15 @@ class RecoveryPlan:
     """True when another process holds the run's lock: a live run is not recovered."""
     read_from: int | None = None
     """lsn of the checkpoint the read started at (None: the whole journal was read)."""
+
+    @property
+    def needs_human(self) -> bool:
+        """Something is left that only a human can settle (``walkback recover`` exits 3): an effect
+        in doubt, an approval to ask again, or, after ``apply``, a reissue that did not go through."""
+        return any(
+            not f.done and (f.action in HUMAN_ACTIONS or (self.applied and f.action == "reissue"))
+            for f in self.all_findings()
+        )
 
     def all_findings(self) -> list[Finding]:
         """This journal's findings, then each subagent's (depth first)."""

@@ -110,3 +110,23 @@ def test_bad_input_is_one_error_line_without_traceback(run: Run, tmp_path: Path,
     err = p.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Error: "), p.stderr
     assert words in err[0] and "Traceback" not in p.stderr
+
+
+def test_exit_0_when_recovery_leaves_nothing_for_a_human(run: Run) -> None:
+    crashed(run)
+    dry = CliRunner().invoke(cli, ["recover", str(run.dir), "--json"])
+    assert dry.exit_code == 0, dry.output  # a redo: --apply does it, nobody has to decide
+    applied = CliRunner().invoke(cli, ["recover", str(run.dir), "--apply"])
+    assert applied.exit_code == 0, applied.output
+    assert CliRunner().invoke(cli, ["recover", str(run.dir)]).exit_code == 0
+
+
+def test_exit_3_when_a_finding_needs_a_human_with_or_without_json(run: Run) -> None:
+    run.command(["make", "deploy"])  # in doubt: not idempotent
+    run.w.close()
+    for args in ([], ["--json"], ["--apply"], ["--apply", "--json"]):
+        res = CliRunner().invoke(cli, ["recover", str(run.dir), *args])
+        assert res.exit_code == 3, (args, res.output)
+        if "--json" in args:
+            [f] = orjson.loads(res.output)["findings"]
+            assert (f["finding"], f["action"]) == ("in_doubt", "ask_human")

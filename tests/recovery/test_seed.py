@@ -189,3 +189,52 @@ def test_seq_dialect_is_appended_to_in_its_own_shape(tmp_path: Path, service: De
     again = recover(j, workspace=ws, apply=True)
     assert [(f.lsn, f.finding) for f in again.findings] == [(4, "in_doubt")]
     assert len(read_lines(j)) == 5 + len(new)  # nothing appended the second time
+
+
+def seed_004_journal(tmp_path: Path, url: str) -> Path:
+    """The seq dialect exactly as 004_63b09f98869121be.txt writes it: an ``http_post`` intent with its
+    url and body in ``args`` and an idempotency key, no ``method`` (the tool says it)."""
+    j = tmp_path / "run7.jsonl"
+    charges = url + "/charges"
+    write_lines(
+        j,
+        [
+            {"seq": 1, "task_id": "run7", "tool": "http_post", "args": {"url": charges, "body": {"n": 1}},
+             "idempotency_key": "run7:1"},
+            {"seq": 1, "result": {"status": 201}, "status": "ok"},
+            {"seq": 2, "task_id": "run7", "tool": "http_post", "args": {"url": charges, "body": {"n": 2}},
+             "idempotency_key": "run7:2"},
+            {"seq": 3, "task_id": "run7", "tool": "send_email", "args": {"to": "ops@example.com"},
+             "idempotency_key": "run7:3"},
+        ],
+    )  # fmt: skip
+    return j
+
+
+def test_a_keyed_http_tool_intent_is_reissued_once_with_its_key(tmp_path: Path, service: DemoService) -> None:
+    from walkback.journal.effects import call
+
+    j = seed_004_journal(tmp_path, service.url)
+    call("POST", service.url + "/charges", {"n": 2}, "run7:2")  # the call had landed before the crash
+    plan = analyze(j)
+    assert [(f.lsn, f.finding, f.action) for f in plan.findings] == [
+        (2, "in_doubt", "reissue"),
+        (3, "in_doubt", "ask_human"),
+    ]
+    assert "POST " + service.url + "/charges" in plan.findings[0].detail
+    assert "cannot reissue tool 'send_email'" in plan.findings[1].detail
+    recover(j, apply=True)
+    assert service.effects_by_key() == {"run7:2": 1}  # the service answered from its cache
+    reissued = [c for c in service.calls() if c["key"] == "run7:2"]
+    assert [(c["method"], c["effect"]) for c in reissued] == [("POST", True), ("POST", False)]
+    results = [r for r in read_lines(j)[4:] if "status" in r and "type" not in r]
+    assert [(r["seq"], r["status"], r["result"]["replayed"]) for r in results] == [(2, "ok", True)]
+    assert [(f.lsn, f.action) for f in analyze(j).findings] == [(3, "ask_human")]
+
+
+def test_an_unkeyed_external_effect_stays_in_doubt(tmp_path: Path, service: DemoService) -> None:
+    j = tmp_path / "run8.jsonl"
+    write_lines(j, [{"seq": 1, "task_id": "run8", "tool": "http_post", "args": {"url": service.url + "/x"}}])
+    (f,) = recover(j, apply=True).findings
+    assert (f.finding, f.action) == ("in_doubt", "ask_human") and "no idempotency key" in f.detail
+    assert service.calls() == []

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
 from .common import emit_json, handle_errors, json_option
+
+NEEDS_HUMAN = 3
+"""Exit code when a finding is left for a human (the same 3 as a run stopped on an approval)."""
 
 
 def _journal(run: str) -> Path:
@@ -49,14 +53,18 @@ def recover(run: str, workspace: Path | None, apply_: bool, as_json: bool) -> No
     (fsynced) before it is acted on, end-state file intents are restored/redone and committed
     when their post hash verifies, keyed external calls are reissued with the same key, and
     whatever is in doubt is left to a human. Running it twice changes nothing the second time.
+
+    Exit 0 when nothing is left for a human, 3 when a finding needs one (an effect in doubt, an
+    approval to ask again), 1 when recovery cannot proceed, 2 on unusable input.
     """
     from walkback.journal.recovery import recover as do_recover
 
     plan = do_recover(_journal(run), workspace=workspace, apply=apply_)
     if as_json:
         emit_json(plan.to_json())
-        return
-    if plan.all_findings():
-        click.echo(_table(plan))
-        click.echo()
-    click.echo(plan.brief)
+    else:
+        if plan.all_findings():
+            click.echo(_table(plan))
+            click.echo()
+        click.echo(plan.brief)
+    sys.exit(NEEDS_HUMAN if plan.needs_human else 0)
