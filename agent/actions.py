@@ -15,8 +15,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from walkback.journal.errors import AgentError
+from walkback.journal.record import FILE_TOOLS
 
-FILE_TOOLS = frozenset({"write_file", "replace_symbol", "ensure_line", "delete_file"})
 TOOLS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "write_file": {"path": str, "content": str},
     "replace_symbol": {"path": str, "old": str, "new": str},

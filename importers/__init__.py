@@ -1,6 +1,20 @@
-"""Importers: the reference journal and (later) other agents' logs, into one timeline model."""
+"""Importers: the reference journal and other agents' logs, into one timeline model."""
 
-from .registry import IMPORTERS, detect, ensure_plugins_loaded, load, load_chunks
-from .to_journal import write_journal
+from .base import CERTAIN, LIKELY, NO, WEAK, Importer, MultiSession
+from .registry import detect, importers, load, load_chunks, parts, scores, split_part
 
-__all__ = ["IMPORTERS", "detect", "ensure_plugins_loaded", "load", "load_chunks", "write_journal"]
+__all__ = [
+    "CERTAIN",
+    "LIKELY",
+    "NO",
+    "WEAK",
+    "Importer",
+    "MultiSession",
+    "detect",
+    "importers",
+    "load",
+    "load_chunks",
+    "parts",
+    "scores",
+    "split_part",
+]

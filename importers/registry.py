@@ -1,98 +1,97 @@
-"""The importer registry: one dict, content-based detection, one error when nothing matches.
+"""The importer registry: scored detection, one error when nothing matches, loading in chunks.
 
-Every importer module defines ``NAME``, ``handles_path(path)``, ``handles_bytes(head)`` and
-``load(path, *, progress=None) -> Session``. Built-ins and plugins (entry point group
-``walkback.importers``) register through the same dict; plugins load once, lazily, never in tests.
+Every importer scores what it sees (a name, a folder's layout, the first bytes); the highest score
+wins and a tie is an error, so two JSON-lines formats can never silently claim each other's
+files. Built-ins and plugins register through the same hook (:mod:`walkback.plugins`).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from importlib.metadata import entry_points
 from pathlib import Path
-from types import ModuleType
 
 from walkback.journal.errors import UnknownFormat, UnusableJournal
-from walkback.journal.reader import BOM
-from walkback.journal.scanresult import parse_line
-from walkback.timeline.model import Session
+from walkback.timeline.builder import CHUNK, SessionBuilder
+from walkback.timeline.session import Session
 
-from . import walkback_journal
+from .base import NO, Importer, MultiSession, head
+from .describe import describe_unknown
 
-IMPORTERS: dict[str, ModuleType] = {walkback_journal.NAME: walkback_journal}
-SNIFF_BYTES = 4096
-MAX_DESCRIBED_LINE = 1 << 24
-"""An unrecognised file's first line is parsed up to this many bytes to say what is wrong with it."""
-_plugins_loaded = False
+PART = "#"
+"""``log.eval#<part>`` names one session of a file that holds several."""
 
 
-def ensure_plugins_loaded() -> None:
-    """Load third-party importers once (skipped under pytest, which sets ``sys._called_from_test``)."""
-    global _plugins_loaded
-    if _plugins_loaded or getattr(sys, "_called_from_test", False):
-        return
-    _plugins_loaded = True
-    for ep in entry_points(group="walkback.importers"):
-        module = ep.load()
-        IMPORTERS.setdefault(module.NAME, module)
+def importers() -> dict[str, Importer]:
+    """Every registered importer by name (built-ins first, then plugins)."""
+    from walkback.plugins import manager
+
+    out: dict[str, Importer] = {}
+    for batch in reversed(manager().hook.register_importers()):
+        for imp in batch:
+            out.setdefault(imp.name, imp)
+    return out
 
 
-def detect(path: str | Path) -> ModuleType:
-    """The importer for ``path``, by its name and then its first bytes."""
-    ensure_plugins_loaded()
-    path = Path(path)
-    if not path.exists():
-        raise UnusableJournal("no such file or directory", path=path)
-    for module in IMPORTERS.values():
-        if module.handles_path(path):
-            return module
-    if path.is_dir():
-        raise UnknownFormat("no journal or known agent log in this directory", path=path)
-    try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError as e:
-        raise UnusableJournal(f"cannot read: {e.strerror}", path=path) from None
-    if not head.strip():
-        raise UnusableJournal("empty file", path=path, line=1)
-    for module in IMPORTERS.values():
-        if module.handles_bytes(head):
-            return module
-    line, why = _describe(path, head)
-    raise UnknownFormat(f"not a walkback journal or a known agent log: {why}", path=path, line=line)
+def split_part(path: str | Path) -> tuple[Path, str | None]:
+    """``(file, part)`` of a session address; the part is None for a plain path."""
+    p = Path(path)
+    if p.exists() or PART not in p.name:
+        return p, None
+    name, _, part = p.name.rpartition(PART)
+    return p.with_name(name), part or None
 
 
-def _describe(path: Path, head: bytes) -> tuple[int, str]:
-    """The first non-blank line's number and what it is, in the reader's own words."""
-    if b"\x00" in head[:512] and head[:512].strip(b"\x00"):
-        return 1, "binary data"
-    with open(path, "rb") as f:
-        for n, raw in enumerate(iter(lambda: f.readline(MAX_DESCRIBED_LINE), b""), 1):
-            line = raw.rstrip(b"\r\n")
-            if n == 1:
-                line = line.removeprefix(BOM)
-            if not line.strip():
-                continue
-            if line.lstrip()[:1] == b"[":
-                return n, "a JSON array, not JSON lines"
-            rec, why = parse_line(line)
-            return n, why or "a JSON object of no known format"
-    return 1, "no records"
+def scores(path: Path) -> list[tuple[int, str]]:
+    """Every importer's score for ``path``, highest first (for tests and ``--explain``)."""
+    data = head(path)
+    out = [(imp.score(path, data), name) for name, imp in importers().items()]
+    return sorted(out, key=lambda s: -s[0])
+
+
+def detect(path: str | Path) -> Importer:
+    """The importer for ``path`` (a file, a folder, or ``file#part``)."""
+    p, _ = split_part(path)
+    if not p.exists() and not p.is_symlink():
+        raise UnusableJournal("no such file or directory", path=p)
+    if not p.is_dir() and not p.is_file():
+        raise UnusableJournal("not a regular file or a directory", path=p)
+    if p.is_file() and not head(p).strip():
+        raise UnusableJournal("empty file", path=p, line=1)
+    ranked = scores(p)
+    best = ranked[0] if ranked else (NO, "")
+    if best[0] > NO:
+        tied = [name for s, name in ranked if s == best[0]]
+        if len(tied) > 1:
+            raise UnknownFormat(f"ambiguous: {' and '.join(tied)} both claim this input", path=p)
+        return importers()[best[1]]
+    if p.is_dir():
+        raise UnknownFormat("no journal or known agent log in this directory", path=p)
+    line, why = describe_unknown(p)
+    raise UnknownFormat(f"not a walkback journal or a known agent log: {why}", path=p, line=line)
+
+
+def parts(path: str | Path) -> list[str]:
+    """The sessions a file holds when it holds several (empty: it is one session)."""
+    p, _ = split_part(path)
+    imp = detect(p)
+    return imp.parts(p) if isinstance(imp, MultiSession) else []
+
+
+def load_chunks(path: str | Path, *, chunk: int = CHUNK, progress: object = None) -> Iterator[Session]:
+    """Detect and read ``path``, yielding the growing session after every chunk and, last, the
+    complete one (a viewer shows a big session before it is read to the end)."""
+    p, part = split_part(path)
+    imp = detect(p)
+    b = SessionBuilder(imp.name, describe=imp.details, chunk=chunk)
+    for _ in imp.read(p, b, part):
+        s = b.flush()
+        if callable(progress):
+            progress(len(s))
+        yield s
+    yield b.finish()
 
 
 def load(path: str | Path, *, progress: object = None) -> Session:
-    """Detect the format of ``path`` and import it."""
-    module = detect(path)
-    return module.load(Path(path), progress=progress)  # type: ignore[no-any-return]
-
-
-def load_chunks(path: str | Path, *, progress: object = None) -> Iterator[Session]:
-    """Like :func:`load`, yielding the growing session as it is read and, last, the complete one
-    (an importer without ``load_chunks`` yields once)."""
-    module = detect(path)
-    chunks = getattr(module, "load_chunks", None)
-    if chunks is None:
-        yield module.load(Path(path), progress=progress)
-    else:
-        yield from chunks(Path(path), progress=progress)
+    """Detect the format of ``path`` and import it whole."""
+    *_, session = load_chunks(path, progress=progress)
+    return session

@@ -10,7 +10,10 @@
     ├── ImporterError
     │   └── UnknownFormat         no importer recognises the input
     ├── RecoveryError             recovery cannot proceed safely (needs a human)
-    └── AgentError                the agent loop refused an action (bad planner output, policy)
+    ├── OutsideWorkspace          a write, restore or delete would land outside the workspace
+    ├── AgentError                the agent loop refused an action (bad planner output, policy)
+    ├── ExportError               an export could not be written
+    └── SignatureError            a bundle does not verify
 """
 
 from __future__ import annotations
@@ -77,5 +80,18 @@ class RecoveryError(WalkbackError):
     """Recovery cannot proceed without a human."""
 
 
+class OutsideWorkspace(WalkbackError):
+    """A write, restore or delete was refused: its target resolves outside the workspace (a
+    symbolic link, or a directory that is one)."""
+
+
 class AgentError(WalkbackError):
     """The agent loop refused to act (invalid planner output, denied approval, policy)."""
+
+
+class ExportError(WalkbackError):
+    """An export could not be written (the output path, a missing optional package, a backend)."""
+
+
+class SignatureError(WalkbackError):
+    """A bundle's signature, digests, chain or Merkle root do not verify (exit code 1)."""

@@ -85,3 +85,42 @@ def sha256_file(path: str | Any) -> str:
             return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
     except FileNotFoundError:
         return ABSENT
+
+
+ENVELOPE = frozenset({"v", "lsn", "seq", "ts", "run", "agent", "type", "ref", "intent", "prev", "h"})
+"""The envelope fields of every dialect; the rest of a record is its own (docs/journal-format.md §2)."""
+
+
+def target_of(rec: dict[str, Any]) -> str:
+    """What an intent acts on, wherever its dialect put it: ``target``, ``file`` or ``path``, else
+    an argument naming a file or URL, else the command it runs. The one definition: the importer,
+    the viewer and recovery name the same target for one intent."""
+    for key in ("target", "file", "path"):
+        v = rec.get(key)
+        if isinstance(v, str):
+            return v
+    args = rec.get("args")
+    if isinstance(args, dict):
+        for key in ("path", "file", "target", "url"):
+            v = args.get(key)
+            if isinstance(v, str):
+                return v
+        cmd = args.get("cmd")
+        if isinstance(cmd, list):
+            return " ".join(str(c) for c in cmd)
+    return ""
+
+
+FILE_TOOLS = frozenset({"write_file", "replace_symbol", "ensure_line", "delete_file"})
+"""The reference journal's end-state file tools: applying one twice equals applying it once."""
+
+
+def changes_file(rec: dict[str, Any]) -> bool:
+    """Whether an intent changes the file it targets (its effect, its tool, or its hashes say so)."""
+    return (
+        rec.get("effect") == "fs"
+        or rec.get("tool") in FILE_TOOLS
+        or isinstance(rec.get("pre"), str)
+        or isinstance(rec.get("post"), str)
+        or isinstance(rec.get("patch"), str)
+    )

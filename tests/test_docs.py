@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 import pytest
-from walkback.importers.walkback_journal import TYPE_KIND
+from walkback.importers.walkback_journal._vocab import TYPE_KIND
 
 from walkback.cli import cli
 

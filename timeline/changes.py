@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import FileChange, Session
+from .details import ABSENT
+from .session import Session
+from .views import FileChange, file_change
 
-ABSENT = "absent"
 MAX_DIFF_BYTES = 2_000_000
 """Larger images are not diffed (the viewer offers their hashes, not a frozen browser)."""
 MAX_DIFF_LINES = 5000
@@ -92,11 +93,15 @@ def change_view(
 
     ``history`` is the ascending indices of the calls on this file (see ``query.file_rows``).
     """
-    fc = session.file_change(i)
+    fc = file_change(session, i)
     if fc is None:
         return None
     pre_text, pre_badge = _image(session, fc.pre, fc.pre_text)
     post_text, post_badge = _image(session, fc.post, fc.post_text)
+    snippet = pre_text is None and post_text is None and fc.edit.new_string is not None
+    if snippet:  # only the replaced text is known, not the whole file
+        pre_text = (fc.edit.old_string or "").encode("utf-8")
+        post_text = (fc.edit.new_string or "").encode("utf-8")
     previous = None
     later = np.zeros(0, np.int64)
     if history is not None and len(history):
@@ -104,6 +109,8 @@ def change_view(
         previous = int(history[k - 1]) if k > 0 else None
         later = history[k + 1 :]
     badges = [_chain_badge(session, fc, previous)]
+    if snippet:
+        badges.append(Badge("only the replaced text is recorded", None, "not the whole file"))
     if pre_badge:
         badges.append(Badge("pre " + pre_badge.label, pre_badge.ok, pre_badge.detail))
     if post_badge:
@@ -116,7 +123,7 @@ def change_view(
 def _chain_badge(session: Session, fc: FileChange, previous: int | None) -> Badge:
     if previous is None:
         return Badge("first change of this file in the session", None)
-    prev = session.file_change(previous)
+    prev = file_change(session, previous)
     prev_post = prev.post if prev else None
     step = previous + 1
     if fc.pre is None or prev_post is None:
@@ -157,7 +164,7 @@ def _compare(where: str, actual: str, post: str, session: Session, later: np.nda
     if actual == post:
         return Badge(f"{where} = post", True)
     for j in map(int, later[::-1]):  # newest first: the file most likely holds the last change
-        other = session.file_change(j)
+        other = file_change(session, j)
         if other is not None and other.post == actual:
             return Badge(f"{where} = post of later step {j + 1}", None)
     return Badge(f"{where} differs from post", False, actual)
@@ -196,10 +203,23 @@ def _lines(data: bytes | None) -> list[str]:
 
 def unified(view: ChangeView, context: int = 3) -> list[tuple[str, str]]:
     """``(tag, line)`` pairs of a unified diff pre→post; tag is ``+``, ``-``, ``@`` or `` ``."""
+    if view.pre_text is None and view.post_text is None and view.change.patch:
+        return _patch_lines(view.change.patch)
     a, b = _lines(view.pre_text), _lines(view.post_text)
     out: list[tuple[str, str]] = []
     for line in difflib.unified_diff(a, b, "pre", "post", lineterm="", n=context):
         if line.startswith(("---", "+++")):
+            continue
+        tag = line[:1] if line[:1] in "+-@" else " "
+        out.append((tag, line))
+    return out
+
+
+def _patch_lines(patch: str) -> list[tuple[str, str]]:
+    """A recorded patch as ``(tag, line)`` pairs (what the source has instead of both texts)."""
+    out: list[tuple[str, str]] = []
+    for line in patch.splitlines()[:MAX_DIFF_LINES]:
+        if line.startswith(("---", "+++", "diff ", "index ", "***")):
             continue
         tag = line[:1] if line[:1] in "+-@" else " "
         out.append((tag, line))

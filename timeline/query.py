@@ -1,6 +1,6 @@
 """Filtering and search over a Session, fast at a million events.
 
-Everything here works on numpy views of the :class:`~timeline.model.EventTable` columns (no copy,
+Everything here works on numpy views of the :class:`~walkback.timeline.table.EventTable` columns (no copy,
 no per-event Python objects). Text search scans the raw bytes of the source files, so it finds
 anything a record contains without parsing a single line.
 """
@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from .model import KIND_INDEX, KINDS, PROBLEM_STATUSES, Session
+from .kinds import FILE, KIND_INDEX, KINDS, PLACEHOLDER, PROBLEM_STATUSES
+from .session import Session
 
 PROBLEM_KINDS = ("recovery", "integrity")
 """Kinds that are problems whatever their status: recovery decisions and integrity repairs."""
@@ -38,6 +39,7 @@ class Columns:
     status: np.ndarray
     ref: np.ndarray
     src: np.ndarray
+    flags: np.ndarray
     offset: np.ndarray
     length: np.ndarray
     ts: np.ndarray
@@ -66,7 +68,8 @@ def columns(session: Session) -> Columns:
         target=view(t.target, np.uint32),
         status=view(t.status, np.uint32),
         ref=view(t.ref, np.int64),
-        src=view(t.src, np.uint16),
+        src=view(t.src, np.uint32),
+        flags=view(t.flags, np.uint8),
         offset=view(t.offset, np.int64),
         length=view(t.length, np.uint32),
         ts=view(t.ts, np.float64),
@@ -194,14 +197,18 @@ def text_mask(session: Session, text: str) -> np.ndarray:
         return out | True
     pattern = _pattern(text)
     for s, source in enumerate(session.sources):
-        rows = np.flatnonzero((c.src == s) & (c.offset >= 0))
+        rows = np.flatnonzero((c.src == s) & (c.offset >= 0) & (c.flags & PLACEHOLDER == 0))
         if not len(rows):
+            continue
+        if not source.byte_addressed:
+            for i in map(int, rows):
+                out[i] = bool(pattern.search(_dump(session, i)))
             continue
         starts = c.offset[rows]
         order = np.argsort(starts, kind="stable")
         rows, starts = rows[order], starts[order]
         ends = starts + c.length[rows]
-        hits = _scan(Path(source), pattern)
+        hits = _scan(source.path, pattern)
         if not len(hits):
             continue
         k = np.searchsorted(starts, hits, side="right") - 1
@@ -213,6 +220,13 @@ def text_mask(session: Session, text: str) -> np.ndarray:
         if i < c.n and pattern.search(orjson.dumps(payload, default=str)):
             out[i] = True
     return out
+
+
+def _dump(session: Session, i: int) -> bytes:
+    try:
+        return orjson.dumps(session.raw(i), default=str)
+    except (OSError, ValueError):
+        return b""
 
 
 def _scan(path: Path, pattern: re.Pattern[bytes]) -> np.ndarray:
@@ -266,9 +280,10 @@ def facets(session: Session) -> Facets:
 
 
 def file_rows(session: Session) -> dict[str, Indices]:
-    """Every file (target of a tool call) with the indices of the calls on it, in order."""
+    """Every changed file with the indices of the tool calls that change it, in order (commands
+    and URLs are targets too, but not files)."""
     c = columns(session)
-    rows = np.flatnonzero((c.kind == KIND_INDEX["tool_call"]) & (c.target != 0))
+    rows = np.flatnonzero((c.kind == KIND_INDEX["tool_call"]) & (c.target != 0) & (c.flags & FILE != 0))
     if not len(rows):
         return {}
     targets = c.target[rows]

@@ -24,7 +24,8 @@ from walkback.journal.errors import WalkbackError
 from walkback.journal.runlock import lock_is_held
 from walkback.journal.writer import journal_path
 from walkback.timeline import query
-from walkback.timeline.model import Approval, Session
+from walkback.timeline.session import Session
+from walkback.timeline.views import Approval, approvals
 
 Loader = Callable[..., Session | Iterator[Session]]
 """``importers.load_chunks(path, *, progress=None)`` (the growing session as it is read, the complete
@@ -390,7 +391,7 @@ class SessionStore:
         session, derived = entry.session, entry.derived
         assert session is not None and derived is not None
         session.completion_of(0) if len(session) else None
-        derived.approvals = session.approvals()
+        derived.approvals = approvals(session)
         if self.analyzer is not None and session.status == "crashed":
             try:
                 plan = self.analyzer(entry.path, workspace=self.workspace)
@@ -404,7 +405,7 @@ class SessionStore:
     # -- live follow --------------------------------------------------------------------------
     @staticmethod
     def _stats(entry: Entry) -> dict[Path, Any]:
-        sources = entry.session.sources if entry.session is not None else [journal_path(entry.path)]
+        sources = entry.session.files() if entry.session is not None else [journal_path(entry.path)]
         out: dict[Path, Any] = {}
         for s in sources:
             try:
@@ -421,7 +422,7 @@ class SessionStore:
         sig: list[Any] = [known[p] if known and p in known else v for p, v in now.items()]
         session = entry.session
         if session is not None and session.status == "running" and session.sources:
-            sig.append(lock_is_held(Path(session.sources[0]).parent))
+            sig.append(lock_is_held(session.sources[0].path.parent))
         return tuple(sig)
 
     def poll(self) -> None:

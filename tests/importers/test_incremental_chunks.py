@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from walkback.importers import walkback_journal
 from walkback.journal.testing import synth_journal
-from walkback.timeline.model import Session
+from walkback.timeline.session import Session
+
+from walkback import importers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "viewer"))
 from sample_runs import build_run  # noqa: E402
@@ -61,9 +62,9 @@ def test_chunks_give_the_same_session_as_one_read(tmp_path: Path, chunk: int, sh
     run = build_run(
         tmp_path, crashed=shape != "completed", recovered=shape == "recovered-torn", torn="torn" in shape
     )
-    whole = walkback_journal.load(run.dir)
-    seen = [len(s) for s in walkback_journal.load_chunks(run.dir, chunk=chunk)]
-    *_, last = walkback_journal.load_chunks(run.dir, chunk=chunk)
+    whole = importers.load(run.dir)
+    seen = [len(s) for s in importers.load_chunks(run.dir, chunk=chunk)]
+    *_, last = importers.load_chunks(run.dir, chunk=chunk)
     assert rows(last) == rows(whole) and facts(last) == facts(whole)
     # completions reach back into earlier chunks (with chunk=1 every intent is flushed before its commit)
     assert {r[7] for r in rows(last) if r[0] == "tool_call"} - {"pending"}
@@ -76,7 +77,7 @@ def test_each_yield_holds_whole_chunks_and_later_ones_add_to_it(tmp_path: Path) 
     synth_journal(path, 1000)
     sizes = []
     yielded = set()
-    for s in walkback_journal.load_chunks(path, chunk=300):
+    for s in importers.load_chunks(path, chunk=300):
         yielded.add(id(s))
         sizes.append(len(s))
     assert sizes == [300, 600, 900, 1000] and len(yielded) == 1  # one session, growing

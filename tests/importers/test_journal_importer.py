@@ -8,11 +8,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from walkback.importers import detect, load, write_journal
-from walkback.importers import walkback_journal as wj
+from walkback.exporters.journal import write_journal
+from walkback.importers import detect, load
+from walkback.importers.walkback_journal import IMPORTER as wj
 from walkback.journal import ImporterError, UnknownFormat, UnusableJournal, WalkbackError, read_records, scan
 from walkback.journal.record import ZERO_HASH, encode, sha256_file
 from walkback.journal.testing import write_run
+from walkback.timeline.frame import frame
+from walkback.timeline.query import file_rows
+from walkback.timeline.views import approvals, file_change
 
 
 @pytest.mark.parametrize(
@@ -80,8 +84,7 @@ def test_import_writes_a_hash_chained_v1_journal_naming_its_source(tmp_path: Pat
     header = records[0].data
     assert header["source"] == {
         "format": "walkback-seed-seq",
-        "path": str(src.resolve()),
-        "sha256": sha256_file(src),
+        "files": [{"path": str(src.resolve()), "sha256": sha256_file(src)}],
     }
     assert header["task"] == "T1" and "tool" not in header, "a seed record is not a header"
     types = [(r.data["type"], r.data.get("ref"), r.data.get("source_lsn")) for r in records[1:]]
@@ -154,8 +157,8 @@ def test_loading_any_chained_records_never_raises_an_unexpected_error(
     assert scan(path).intact and len(session) == len(recs)
     for i in range(len(session)):
         session.event(i).time  # noqa: B018 - must not raise on any ts
-        session.file_change(i)
-    session.approvals()
+        file_change(session, i)
+    approvals(session)
     session.pending()
-    session.file_history()
-    session.frame()
+    file_rows(session)
+    frame(session)

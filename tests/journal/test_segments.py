@@ -117,6 +117,25 @@ def test_check_finds_a_missing_segment(tmp_path: Path, which: int) -> None:
     assert ("segments before it are missing" if which == 0 else "missing") in r.stderr
 
 
+def test_losing_the_whole_segments_directory_is_damage_not_a_short_intact_journal(tmp_path: Path) -> None:
+    import shutil
+
+    rotated_run(tmp_path / "run").close()
+    shutil.rmtree(tmp_path / "run" / SEGMENTS_DIR)
+    live = tmp_path / "run" / "journal.jsonl"
+    r = check(tmp_path / "run")
+    assert r.returncode == 1, r.stdout
+    assert f"{live}:1: corrupt (lsn 24): journal.continued follows segments/" in r.stderr
+    assert "which is missing (lsn 16..23 are lost)" in r.stderr
+    data = orjson.loads(check("--json", tmp_path / "run").stdout)
+    assert not data["ok"] and data["chain"] == "broken"
+    session = load(tmp_path / "run")
+    assert session.integrity.chain == "broken" and "missing" in session.integrity.corrupt[0]["reason"]
+    rec = subprocess.run([sys.executable, "-m", "walkback", "recover", str(tmp_path / "run")], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert rec.returncode == 1 and "which is missing" in rec.stderr
+
+
 def test_check_finds_reordered_and_foreign_segments(tmp_path: Path) -> None:
     rotated_run(tmp_path / "run").close()
     a, b = (s.path for s in list_segments(tmp_path / "run")[:2])
@@ -141,7 +160,7 @@ def test_the_importer_shows_every_event_in_lsn_order_across_segments(tmp_path: P
     t = session.table
     lsns = [t.lsn[i] for i in range(len(t))]
     assert lsns == list(range(28))
-    assert [p.name for p in session.sources] == [s.path.name for s in list_segments(tmp_path / "run")] + [
+    assert [p.name for p in session.files()] == [s.path.name for s in list_segments(tmp_path / "run")] + [
         "journal.jsonl"
     ]
     assert session.task == "t" and session.status == "crashed"  # no run.end was written

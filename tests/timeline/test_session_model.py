@@ -11,6 +11,9 @@ from walkback.importers import load
 from walkback.journal import JournalWriter
 from walkback.journal.testing import write_run
 from walkback.timeline import KINDS, Session
+from walkback.timeline.frame import frame
+from walkback.timeline.query import file_rows
+from walkback.timeline.views import approvals, file_change
 
 
 @pytest.fixture
@@ -68,7 +71,7 @@ def test_a_run_whose_lock_is_held_is_running(tmp_path: Path) -> None:
 
 
 def test_file_history_and_file_changes_with_blob_content(crashed: Session) -> None:
-    history = crashed.file_history()
+    history = {k: list(map(int, v)) for k, v in file_rows(crashed).items()}
     intents = _of_type(crashed, "intent")
     assert history == {
         "src/m0.py": [intents[0], intents[3]],
@@ -77,21 +80,21 @@ def test_file_history_and_file_changes_with_blob_content(crashed: Session) -> No
         "src/late.py": [intents[5]],
     }
     for step, i in enumerate(intents[:5]):
-        fc = crashed.file_change(i)
+        fc = file_change(crashed, i)
         assert fc is not None and fc.path == f"src/m{step % 3}.py" and fc.tool == "write_file"
         assert fc.result == crashed.completion_of(i)
         assert crashed.blob(fc.pre) == f"v{step}\n".encode()
         assert crashed.blob(fc.post) == f"v{step + 1}\n".encode()
-    late = crashed.file_change(intents[5])
+    late = file_change(crashed, intents[5])
     assert late is not None and late.pre == "absent" and late.result is None
     assert crashed.blob(late.pre) is None and crashed.blob(late.post) == b"unfinished\n"
-    assert crashed.file_change(0) is None and crashed.file_change(_of_type(crashed, "commit")[0]) is None
+    assert file_change(crashed, 0) is None and file_change(crashed, _of_type(crashed, "commit")[0]) is None
 
 
 def test_approvals_pair_request_decision_and_the_gated_call(crashed: Session) -> None:
-    (a,) = crashed.approvals()
+    (a,) = approvals(crashed)
     assert (a.decision, a.approver, a.reason, a.tool, a.target) == (
-        "approve",
+        "approved",
         "alice",
         "ok",
         "write_file",
@@ -104,7 +107,7 @@ def test_approvals_pair_request_decision_and_the_gated_call(crashed: Session) ->
 
 
 def test_frame_has_one_row_per_event_for_filtering(crashed: Session) -> None:
-    df = crashed.frame()
+    df = frame(crashed)
     assert len(df) == len(crashed)
     assert list(df.columns) == ["kind", "lsn", "time", "agent", "type", "tool", "target", "status", "ref"]
     assert df["kind"].value_counts()[lambda c: c > 0].to_dict() == crashed.kinds()
@@ -116,7 +119,7 @@ def test_frame_has_one_row_per_event_for_filtering(crashed: Session) -> None:
 
 
 def test_events_keep_provenance_and_the_raw_record_is_read_lazily(crashed: Session) -> None:
-    path = crashed.sources[0]
+    path = crashed.sources[0].path
     lines = path.read_bytes().splitlines()
     for e in crashed.events():
         assert e.source == str(path) and lines[e.line - 1].startswith(b'{"v":1,"lsn":%d,' % e.lsn)
@@ -266,7 +269,7 @@ def test_lsn_dialect_commit_names_its_intent_by_intent_or_ref(tmp_path: Path) ->
     s = load(path)
     assert s.format == "walkback-seed-lsn"
     assert s.completion_of(1) == 2 and s.completion_of(3) == 4 and s.pending() == []
-    assert s.file_history() == {"src/api/users.ts": [1], "b.ts": [3]}
-    fc = s.file_change(1)
+    assert {k: list(map(int, v)) for k, v in file_rows(s).items()} == {"src/api/users.ts": [1], "b.ts": [3]}
+    fc = file_change(s, 1)
     assert fc is not None and (fc.pre, fc.post) == ("sha256:aa", "sha256:bb")
     assert s.last_committed_lsn == 27 and s.status == "unknown"

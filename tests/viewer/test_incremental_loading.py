@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from nicegui.testing import user_simulation
-from walkback.importers import walkback_journal
 from walkback.journal.testing import synth_journal
-from walkback.timeline.model import Session
+from walkback.timeline.session import Session
 from walkback.viewer.store import SessionStore
+
+from walkback import importers
 
 MAIN = """
 import sys
@@ -29,7 +30,7 @@ def paused_loader(reached: threading.Event, release: threading.Event) -> Callabl
     """The journal importer in chunks of 100 records, pausing after its second chunk until released."""
 
     def load(path: Path, *, progress: Callable[[int], None] | None = None) -> Iterator[Session]:
-        for k, s in enumerate(walkback_journal.load_chunks(path, chunk=100, progress=progress)):
+        for k, s in enumerate(importers.load_chunks(path, chunk=100, progress=progress)):
             yield s
             if k == 1:
                 reached.set()
@@ -74,7 +75,7 @@ def test_a_failed_read_drops_the_snapshot_it_showed(journal: Path) -> None:
     def failing(path: Path, *, progress: object = None) -> Iterator[Session]:
         from walkback.journal.errors import JournalError
 
-        for k, s in enumerate(walkback_journal.load_chunks(path, chunk=100)):
+        for k, s in enumerate(importers.load_chunks(path, chunk=100)):
             yield s
             if k == 2:
                 raise JournalError("the disk went away", path=path)

@@ -57,7 +57,8 @@ async def test_session_list_shows_every_run_and_opens_one(viewer, tmp_path: Path
         table = user.find(marker="session-list").elements.pop()
         by_source = {Path(r["source"]).name: r for r in table.rows}
         assert by_source["run-a"]["status"] == "crashed (recovered)"
-        assert by_source["run-a"]["integrity"] == "torn tail" and by_source["run-a"]["events"] == 26
+        # 26 records and the torn line, shown as a placeholder row with its reason
+        assert by_source["run-a"]["integrity"] == "torn tail" and by_source["run-a"]["events"] == 27
         assert by_source["run-b"]["status"] == "completed" and by_source["run-b"]["integrity"] == "chain ok"
         user.find(marker="session-list").trigger("rowClick", [{}, {"id": entry_id(a.dir)}, 0])
         await user.should_see("Step 1")
@@ -85,7 +86,7 @@ async def test_bad_and_out_of_range_step_links(viewer, sample) -> None:
     sid = entry_id(sample.dir)
     async with viewer([sample.dir]) as user:
         await user.open(f"/s/{sid}/step/99999")
-        assert current(user) == 26
+        assert current(user) == 27  # the last step: the torn line's placeholder
         await user.open(f"/s/{sid}/step/abc")
         assert current(user) == 1
         await user.open("/s/000000000000")
@@ -108,7 +109,7 @@ async def test_keyboard_steps_plays_and_records_history(viewer, sample) -> None:
         await asyncio.sleep(0.25)
         assert current(user) == 4 and urls[-1][0] == "replaceState"  # held keys do not flood history
         key(user, "End")
-        assert current(user) == 26
+        assert current(user) == 27
         key(user, "Home")
         assert current(user) == 1
         key(user, " ")  # space plays, 1 step per second
@@ -140,11 +141,11 @@ async def test_problems_only_and_text_search_filter_the_list(viewer, sample) -> 
     async with viewer([sample.dir]) as user:
         await user.open(f"/s/{sid}/step/1")
         urls = record_urls(user)
-        assert len(rows(user)) == 26
+        assert len(rows(user)) == 27
         user.find(marker="problems").click()
         await asyncio.sleep(0.25)
         shown = rows(user)
-        assert shown and all(r["problem"] for r in shown) and len(shown) < 26
+        assert shown and all(r["problem"] for r in shown) and len(shown) < 27
         assert {r["status"] for r in shown} >= {"failed", "denied", "recovered"}
         assert current(user) == shown[0]["step"]  # moved to the first problem
         assert urls[-1][1].endswith("?problems=1")
@@ -186,7 +187,8 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
         assert "spawned at step" in root["children"][0]["label"]
         user.find(marker="tab-approvals").click()
         table = user.find(marker="approvals-table").elements.pop()
-        assert [(r["decision"], r["approver"]) for r in table.rows] == [("approve", "alice"), ("deny", "bob")]
+        decided = [(r["decision"], r["approver"]) for r in table.rows]
+        assert decided == [("approved", "alice"), ("denied", "bob")]
         assert table.rows[0]["gated"] == sample.lsn["rename"] + 1
         user.find(marker="approvals-table").trigger("rowClick", [{}, {"step": table.rows[1]["step"]}, 1])
         assert current(user) == table.rows[1]["step"]

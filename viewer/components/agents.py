@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 from nicegui import events, ui
-from walkback.timeline.model import Session
 from walkback.timeline.query import columns
+from walkback.timeline.session import Session
 
 
 def agent_nodes(session: Session) -> list[dict[str, Any]]:

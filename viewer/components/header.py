@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from nicegui import ui
-from walkback.timeline.model import Session
 from walkback.timeline.query import Facets
+from walkback.timeline.session import Session
 
 from .common import status_color
 

@@ -7,8 +7,11 @@ from typing import Any
 
 import numpy as np
 from nicegui import events, ui
-from walkback.timeline.model import KIND_INDEX, Approval, Session
+from walkback.timeline.details import Integrity, Recovery
+from walkback.timeline.kinds import KIND_INDEX, PLACEHOLDER
 from walkback.timeline.query import columns
+from walkback.timeline.session import Session
+from walkback.timeline.views import Approval
 
 from ..store import RecoveryPlanView
 from .common import pre
@@ -132,7 +135,9 @@ def recovery_panel(
     session: Session, plan: RecoveryPlanView | None, analyzer: bool, on_pick: Callable[[int], None]
 ) -> None:
     c = columns(session)
-    records = np.flatnonzero(np.isin(c.kind, [KIND_INDEX["recovery"], KIND_INDEX["integrity"]]))
+    records = np.flatnonzero(
+        np.isin(c.kind, [KIND_INDEX["recovery"], KIND_INDEX["integrity"]]) & (c.flags & PLACEHOLDER == 0)
+    )
     if session.status == "crashed":
         ui.label("crashed run: what recovery would do now").classes("text-subtitle2")
         if plan is None:
@@ -177,18 +182,20 @@ def recovery_panel(
         ui.label("recovery records in the journal").classes("text-subtitle2")
         rows = []
         for i in records[:2000]:
-            raw = session.raw(int(i))
             ev = session.event(int(i))
+            d = session.detail(int(i))
+            rec = d if isinstance(d, Recovery) else Recovery()
+            note = d.detail or d.what if isinstance(d, Integrity) else rec.detail
             rows.append(
                 {
                     "step": int(i) + 1,
                     "agent": ev.agent,
                     "type": ev.type,
-                    "ref": raw.get("ref", ""),
-                    "target": str(raw.get("target", "")),
-                    "finding": str(raw.get("finding", "")),
-                    "action": str(raw.get("action", "")),
-                    "detail": str(raw.get("detail", raw.get("broken_copy", ""))),
+                    "ref": "" if ev.ref is None else f"step {ev.ref + 1}",
+                    "target": rec.target or ev.target,
+                    "finding": rec.finding,
+                    "action": rec.action,
+                    "detail": note,
                 }
             )
         cols = [

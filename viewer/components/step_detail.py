@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 from nicegui import ui
+from walkback.journal.errors import WalkbackError
 from walkback.timeline.changes import ChangeView, change_view
-from walkback.timeline.model import Session
+from walkback.timeline.details import AgentSpawn, Detail, Integrity, ToolResult
 from walkback.timeline.query import columns
+from walkback.timeline.session import Session
 
 from .common import as_text, fmt_time, pre, status_color
 from .file_change import FileChangePanel
 
-ENVELOPE = frozenset({"v", "lsn", "ts", "run", "agent", "type", "ref", "prev", "h"})
 MAX_FIELDS = 40
 KEY_WIDTH = 14
 
@@ -39,39 +40,24 @@ def step_button(label: str, index: int, on_pick: Callable[[int], None]) -> ui.bu
     return ui.button(label, on_click=lambda: on_pick(index)).props("flat dense no-caps size=sm color=primary")
 
 
-def fields_text(raw: dict[str, Any]) -> str:
-    """The record's own fields as aligned ``key  value`` lines (values as text or indented JSON)."""
-    fields = [(k, v) for k, v in raw.items() if k not in ENVELOPE and not str(k).startswith("_")]
+def fields_text(detail: Detail) -> str:
+    """The event's content as aligned ``key  value`` lines (the fields its detail sets)."""
+    fields = [(k, v) for k, v in detail.model_dump(exclude_defaults=True).items() if k != "kind"]
     lines = []
     for k, v in fields[:MAX_FIELDS]:
-        key = str(k)
-        pad = " " * max(KEY_WIDTH - len(key), 1)
-        value = as_text(v).replace("\n", "\n" + " " * (max(KEY_WIDTH, len(key) + 1)))
-        lines.append(f"{key}{pad}{value}")
+        pad = " " * max(KEY_WIDTH - len(k), 1)
+        value = as_text(v).replace("\n", "\n" + " " * (max(KEY_WIDTH, len(k) + 1)))
+        lines.append(f"{k}{pad}{value}")
     if len(fields) > MAX_FIELDS:
         lines.append(f"… {len(fields) - MAX_FIELDS} more fields in the raw record")
     return "\n".join(lines)
 
 
-def verification_text(rec: dict[str, Any]) -> str:
-    parts = []
-    verified = rec.get("verified")
-    if isinstance(verified, dict):
-        ok = verified.get("post")
-        parts.append(
-            "post hash verified"
-            if ok is True
-            else ("post hash NOT verified" if ok is False else "post hash not checked")
-        )
-        check = verified.get("check")
-        if isinstance(check, dict):
-            code = check.get("exit_code")
-            parts.append(
-                f"check `{as_text(check.get('cmd', ''), 200)}` exit {code}" + (" ✓" if code == 0 else " ✗")
-            )
-    if rec.get("recovered") is True:
-        parts.append("committed by recovery")
-    return " · ".join(parts)
+def _outcome(detail: Detail) -> tuple[str, str]:
+    """The verification line and the error text of a result."""
+    if isinstance(detail, ToolResult):
+        return detail.verification + (" · committed by recovery" if detail.recovered else ""), detail.error
+    return "", ""
 
 
 class StepDetail:
@@ -135,6 +121,7 @@ class StepDetail:
             return
         ev = s.event(i)
         raw = _raw(s, i)
+        detail = _detail(s, i)
         self.title.set_text(f"Step {i + 1}")
         self.kind.set_text(ev.kind)
         self.type.set_text(ev.type)
@@ -147,9 +134,9 @@ class StepDetail:
         self.meta.set_text(" · ".join(meta))
         self.what.set_text(" ".join(x for x in (ev.tool, ev.target) if x))
         self.what.set_visibility(bool(ev.tool or ev.target))
-        self._pair(i, ev.kind, ev.ref, raw)
-        self.fields.set_text(fields_text(raw))
-        self.raw_box.set_text(f"Raw record — {ev.source}:{ev.line}")
+        self._pair(i, ev.kind, ev.ref, detail)
+        self.fields.set_text(fields_text(detail))
+        self.raw_box.set_text(f"Raw record — {s.where(i)}")
         self.raw.set_text(as_text(raw))
         self.changes.show(self._change(i, ev.kind, ev.ref))
 
@@ -164,7 +151,7 @@ class StepDetail:
             self.session, call, history=self.ctx.files.get(target), workspace=self.ctx.workspace
         )
 
-    def _pair(self, i: int, kind: str, ref: int | None, raw: dict[str, Any]) -> None:
+    def _pair(self, i: int, kind: str, ref: int | None, detail: Detail) -> None:
         s = self.session
         done = s.completion_of(i)
         head, line, status, error, verify = "no paired record", "", None, "", ""
@@ -177,14 +164,13 @@ class StepDetail:
                 d = s.event(done)
                 line, status = d.type, d.status
                 links[0] = (f"step {done + 1}", done)
-                rec = _raw(s, done)
-                verify, error = verification_text(rec), as_text(rec["error"], 2000) if "error" in rec else ""
+                verify, error = _outcome(_detail(s, done))
         elif ref is not None:
             r = s.event(ref)
             head = f"answers {r.type}"
             line = " ".join(x for x in (r.tool, r.target) if x) or r.kind
             links[0] = (f"step {ref + 1}", ref)
-            verify, error = verification_text(raw), as_text(raw["error"], 2000) if "error" in raw else ""
+            verify, error = _outcome(detail)
         elif kind == "approval_request":
             head = "approval"
             line = "unanswered" if done is None else "decided"
@@ -195,8 +181,8 @@ class StepDetail:
                 links[1] = (f"gated action at step {gated + 1}", gated)
         elif kind == "agent_spawn":
             head = "subagent"
-            child = raw.get("child_agent")
-            first = self._first_of(child) if isinstance(child, str) else None
+            child = detail.child if isinstance(detail, AgentSpawn) else ""
+            first = self._first_of(child) if child else None
             line = f"{child}" if first is not None else "child journal not found"
             if first is not None:
                 links[0] = (f"its first step: {first + 1}", first)
@@ -209,7 +195,7 @@ class StepDetail:
             self._link(k, label, target)
         self.verify.set_text(verify)
         self.verify.set_visibility(bool(verify))
-        self.error.set_text(error)
+        self.error.set_text(as_text(error, 2000))
         self.error.set_visibility(bool(error))
 
     def _first_of(self, agent_id: str) -> int | None:
@@ -226,8 +212,15 @@ def _badge(badge: ui.badge, status: str) -> None:
     badge.props(f"color={status_color(status)}")
 
 
-def _raw(session: Session, i: int) -> dict[str, Any]:
+def _raw(session: Session, i: int) -> Any:
     try:
         return session.raw(i)
-    except (OSError, ValueError):
+    except (OSError, ValueError, WalkbackError):
         return {"_unreadable": "the record could not be read from its source"}
+
+
+def _detail(session: Session, i: int) -> Detail:
+    try:
+        return session.detail(i)
+    except (OSError, ValueError, WalkbackError) as e:
+        return Integrity(what="unreadable record", reason=str(e))

@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 from nicegui import events, ui
-from walkback.timeline.model import Session
+from walkback.journal.errors import WalkbackError
+from walkback.timeline.session import Session
+from walkback.timeline.summary import summary
 
 from ..cursor import ReplayCursor
 from .common import fmt_time
@@ -39,65 +41,6 @@ HIGHLIGHT_JS = (
 )
 """Moves the current-row highlight and scrolls the list (never the page); only integers are interpolated."""
 ROW_CLASS_JS = "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem' : '')"
-
-_SUMMARY_KEYS = {
-    "model_call": ("messages",),
-    "model_result": ("output", "text", "content"),
-    "message": ("text", "content", "message"),
-    "plan": ("steps",),
-    "test_result": ("cmd",),
-    "approval_request": ("reason",),
-    "approval_decision": ("decision", "reason"),
-    "recovery": ("finding", "action", "target"),
-    "checkpoint": ("git", "branch"),
-    "run_start": ("task",),
-    "run_end": ("status",),
-    "agent_spawn": ("child_agent", "task"),
-    "agent_end": ("child_agent", "outcome"),
-    "tool_result": ("error", "result"),
-}
-
-
-def _flat(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return f"{len(value)}: " + ", ".join(value)
-    if isinstance(value, list) and value:
-        last = value[-1]
-        if isinstance(last, dict):
-            return _flat(last.get("content", last))
-        return _flat(last)
-    if isinstance(value, dict):
-        return " ".join(f"{k}={_flat(v)}" for k, v in list(value.items())[:4])
-    return "" if value is None else str(value)
-
-
-def describe(kind: str, tool: str, target: str, raw: dict[str, Any]) -> str:
-    """One line about what an event did, for the list (always plain text)."""
-    if kind == "tool_call":
-        text = " ".join(x for x in (tool, target) if x) or _flat(raw.get("args"))
-    elif kind == "tool_result" and "error" not in raw:
-        verified = raw.get("verified")
-        ok = isinstance(verified, dict) and verified.get("post") is True
-        text = " · ".join(
-            x
-            for x in (
-                str(raw.get("type", "")),
-                "verified" if ok else "not verified",
-                "recovered" if raw.get("recovered") else "",
-                _flat(raw.get("result")),
-            )
-            if x
-        )
-    else:
-        keys = _SUMMARY_KEYS.get(kind, ())
-        text = " · ".join(_flat(raw[k]) for k in keys if k in raw and raw[k] not in (None, ""))
-        if not text:
-            text = str(raw.get("type", ""))
-    text = " ".join(text.split())
-    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
-
 
 class StepList:
     """A table of one page of ``cursor.view`` plus a pager."""
@@ -163,9 +106,9 @@ class StepList:
     def _row(self, i: int) -> dict[str, Any]:
         ev = self.session.event(i)
         try:
-            raw = self.session.raw(i)
-        except (OSError, ValueError):
-            raw = {}
+            what = summary(ev, self.session.detail(i), SUMMARY_CHARS)
+        except WalkbackError as e:
+            what = f"(unreadable: {e.message})"
         return {
             "step": i + 1,
             "lsn": "" if ev.lsn is None else ev.lsn,
@@ -173,7 +116,7 @@ class StepList:
             "agent": ev.agent,
             "kind": ev.kind,
             "status": ev.status,
-            "what": describe(ev.kind, ev.tool, ev.target, raw),
+            "what": what,
             "problem": bool(self.problems[i]) if i < len(self.problems) else False,
         }
 

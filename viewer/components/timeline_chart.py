@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import orjson
 from nicegui import events, ui
-from walkback.timeline.model import KIND_INDEX, KINDS, Session
+from walkback.timeline.kinds import KIND_INDEX, KINDS
 from walkback.timeline.query import columns, problems_mask
+from walkback.timeline.session import Session
 
 MAX_POINTS = 12_000
 KIND_COLORS = {

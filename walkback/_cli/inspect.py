@@ -13,6 +13,8 @@ from .common import emit_json, handle_errors, json_option, progress_printer, saf
 
 def summary(session: Any) -> dict[str, Any]:
     """The ``show --json`` document; its keys are a contract (tests/cli pins them)."""
+    from walkback.timeline.views import approval_counts, approvals, files_summary
+
     pending = []
     for i in session.pending():
         ev = session.event(i)
@@ -38,6 +40,8 @@ def summary(session: Any) -> dict[str, Any]:
         },
         "pending": pending,
         "last_committed_lsn": session.last_committed_lsn,
+        "files": files_summary(session),
+        "approvals": approval_counts(approvals(session)),
     }
 
 
@@ -229,8 +233,9 @@ def import_(path: Path, out: Path) -> None:
 
     The header names the source format, path and sha256. Unreadable input exits 2.
     """
-    from walkback.importers import load, write_journal
+    from walkback.exporters import exporter
+    from walkback.importers import load
 
     session = load(path, progress=progress_printer("reading"))
-    written = write_journal(session, out)
+    written = exporter("journal").export(session, out)
     click.echo(safe(f"{written}: {len(session)} events from {session.format} ({path})"))

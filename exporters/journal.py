@@ -11,11 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from walkback.journal.record import sha256_file
+from walkback.journal.record import ENVELOPE, sha256_file
 from walkback.journal.writer import JournalWriter
-from walkback.timeline.model import Session
+from walkback.timeline.session import Session
 
-ENVELOPE = frozenset({"v", "lsn", "seq", "ts", "run", "agent", "type", "ref", "intent", "prev", "h"})
+from .base import Option
+
 HEADER_OWN = frozenset({"journal_id", "producer", "task", "source", "run_dir", "ops", "group_interval"})
 """Header fields the new journal sets itself (or that would clash with ``JournalWriter.create``)."""
 APPEND_PARAMS = frozenset({"sync"})
@@ -25,12 +26,13 @@ KIND_TYPE = {"tool_call": "intent", "tool_result": "commit", "run_start": "run.s
 
 def write_journal(session: Session, out: str | Path) -> Path:
     """Write ``session`` to ``out`` (a run directory, or a ``.jsonl`` path) and return the journal path."""
-    source = session.sources[0] if session.sources else Path("?")
     header: dict[str, Any] = {}
     if session.header.get("type") == "run.start":  # a seed dialect's first record is not a header
         header = {k: v for k, v in session.header.items() if k not in ENVELOPE and k not in HEADER_OWN}
+    files = session.files()
     header["source"] = {
-        "format": session.format, "path": str(source.resolve()), "sha256": sha256_file(source)
+        "format": session.format,
+        "files": [{"path": str(p.resolve()), "sha256": sha256_file(p)} for p in files],
     }
     with JournalWriter.create(out, task=session.task, **header) as w:
         new_lsn: dict[int, int] = {}
@@ -38,6 +40,8 @@ def write_journal(session: Session, out: str | Path) -> Path:
             if ev.index == 0 and ev.type == "run.start":
                 continue
             raw = session.raw(ev.index)
+            if not isinstance(raw, dict):
+                raw = {"value": raw}
             fields: dict[str, Any] = {
                 ("source_" + k if k in APPEND_PARAMS else k): v for k, v in raw.items() if k not in ENVELOPE
             }
@@ -50,3 +54,18 @@ def write_journal(session: Session, out: str | Path) -> Path:
             ref = new_lsn.get(ev.ref) if ev.ref is not None else None
             new_lsn[ev.index] = w.append(typ, ref=ref, agent=ev.agent or None, sync=False, **fields)
         return w.path
+
+
+class JournalExporter:
+    """``walkback import``: any session as a hash-chained v1 journal."""
+
+    name = "journal"
+    suffix = ".jsonl"
+    extra = None
+    options: tuple[Option, ...] = ()
+
+    def export(self, session: Session, out: Path, **options: Any) -> Path:
+        return write_journal(session, out)
+
+
+EXPORTER = JournalExporter()

@@ -1,0 +1,96 @@
+"""The Exporter contract and the one way an export writes its output (atomically).
+
+An exporter turns a :class:`~walkback.timeline.session.Session` into a file. Heavy imports (the
+PDF renderer, pyarrow, OpenTelemetry) happen inside ``export``, so ``walkback --help`` and the
+viewer never pay for them.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol, runtime_checkable
+
+from walkback.journal.errors import ExportError
+from walkback.timeline.session import Session
+
+
+@dataclass(frozen=True)
+class Option:
+    """An exporter-specific option; the CLI makes a ``--name`` flag of it (library code stays
+    free of click)."""
+
+    name: str
+    """The option's name (``endpoint`` becomes ``--endpoint``)."""
+    help: str
+    multiple: bool = False
+    """May be given several times (a list reaches ``export``)."""
+    flag: bool = False
+    """A switch without a value."""
+    metavar: str = "VALUE"
+
+
+@runtime_checkable
+class Exporter(Protocol):
+    """One output format. Register it through the ``register_exporters`` plugin hook."""
+
+    name: str
+    """The ``walkback export NAME`` word (``bundle``, ``pdf``, ``otlp``, ``csv``, ``parquet``)."""
+    suffix: str
+    """The usual file suffix of the output (``.json``, ``.pdf``)."""
+    extra: str | None
+    """The pip extra whose packages ``export`` imports, if any (said in the error when missing)."""
+    options: tuple[Option, ...]
+    """Options beyond the output path."""
+
+    def export(self, session: Session, out: Path, **options: Any) -> Path:
+        """Write ``session`` to ``out`` (atomically) and return the path written."""
+        ...
+
+
+@contextmanager
+def atomic_output(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
+    """A file to write ``path``'s new content into: a crash or an exception leaves the old content
+    (or nothing), never a half-written file.
+
+    The temporary file is created beside ``path`` with an unpredictable name (``O_EXCL``, never
+    through a symlink), fsynced, renamed over ``path``, and the directory fsynced.
+    """
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ExportError("the output's folder does not exist", path=parent)
+    if path.is_dir():
+        raise ExportError("the output is a directory", path=path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wb-tmp", dir=parent)
+    try:
+        with os.fdopen(fd, mode) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def need(module: str, extra: str, name: str) -> Any:
+    """Import ``module`` for exporter ``name``, or say which extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ExportError(f"the {name} export needs {module}: pip install 'walkback[{extra}]'") from None

@@ -1,0 +1,145 @@
+"""The Importer contract, and the reading helpers every JSON-lines importer shares.
+
+An importer is the mapping from one format to timeline events and nothing else: the
+:class:`~walkback.timeline.builder.SessionBuilder` it is handed owns interning, columns, chunks,
+pairing, agents and the count of skipped records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import orjson
+from walkback.journal.errors import ImporterError
+from walkback.timeline.builder import SessionBuilder
+from walkback.timeline.details import Detail
+from walkback.timeline.session import Session
+
+BOM = b"\xef\xbb\xbf"
+HEAD_BYTES = 65536
+"""Bytes of a file's start that detection looks at."""
+BLOCK = 1 << 22
+
+# Detection scores: an importer says how sure it is; the highest wins (ties are an error).
+NO = 0
+WEAK = 10
+"""Only the name or the extension fits."""
+LIKELY = 50
+"""The structure fits (the right container, the right top-level keys)."""
+CERTAIN = 100
+"""A field only this format writes (a header type, a version key)."""
+
+
+@runtime_checkable
+class Importer(Protocol):
+    """One source format. Register it through the ``register_importers`` plugin hook."""
+
+    name: str
+    """What ``show --json`` calls the format (``claude-code``, ``codex``, ``walkback`` ...)."""
+
+    def score(self, path: Path, head: bytes) -> int:
+        """How sure this importer is that ``path`` is its format: :data:`NO` … :data:`CERTAIN`.
+
+        ``head`` is the file's first :data:`HEAD_BYTES` (empty for a directory). Look, don't parse
+        the whole file; never raise.
+        """
+        ...
+
+    def read(self, path: Path, b: SessionBuilder, part: str | None) -> Iterator[None]:
+        """Read ``path`` into ``b``, yielding whenever ``b.due()`` (a viewer shows the session so
+        far); raise :class:`ImporterError` with the file and line for input it cannot read.
+
+        ``part`` selects one session of a file that holds several (see :meth:`parts`)."""
+        ...
+
+    def details(self, session: Session, i: int) -> Detail:
+        """The typed detail of event ``i`` of a session this importer read (from its raw record)."""
+        ...
+
+
+@runtime_checkable
+class MultiSession(Protocol):
+    """An importer whose files can hold several sessions (Inspect: one per sample)."""
+
+    def parts(self, path: Path) -> list[str]:
+        """The names of the sessions in ``path`` (empty: the file is one session)."""
+        ...
+
+
+def head(path: Path) -> bytes:
+    """The first bytes detection looks at (empty for a directory or an unreadable file)."""
+    if path.is_dir():
+        return b""
+    try:
+        with open(path, "rb") as f:
+            return f.read(HEAD_BYTES)
+    except OSError:
+        return b""
+
+
+def lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """``(offset, line number, bytes)`` of every non-blank line (without its line end), a block
+    at a time; a BOM at the start is skipped. The last line may lack its newline (a torn write)."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the with below, across yields
+    except OSError as e:
+        raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+    with f:
+        offset = 0
+        line_no = 0
+        carry = b""
+        first = True
+        while True:
+            block = f.read(BLOCK)
+            if first:
+                first = False
+                if block.startswith(BOM):
+                    block = block[3:]
+                    offset = 3
+            if not block:
+                break
+            parts = (carry + block).split(b"\n")
+            carry = parts.pop()
+            for raw in parts:
+                line_no += 1
+                size = len(raw) + 1
+                text = raw[:-1] if raw.endswith(b"\r") else raw
+                if text.strip():
+                    yield offset, line_no, text
+                offset += size
+        if carry.strip():
+            yield offset, line_no + 1, carry
+
+
+def json_lines(path: Path, b: SessionBuilder, src: int) -> Iterator[tuple[int, int, int, dict]]:  # type: ignore[type-arg]
+    """``(offset, line, length, record)`` of every JSON-object line; a line that does not parse, or
+    is not an object, becomes a placeholder row with the reason (never silently dropped)."""
+    loads = orjson.loads
+    for offset, line_no, raw in lines(path):
+        try:
+            rec = loads(raw)
+        except orjson.JSONDecodeError as e:
+            b.placeholder(
+                src=src,
+                line=line_no,
+                offset=offset,
+                length=len(raw),
+                status="corrupt",
+                reason=f"not JSON: {e}",
+                text=raw[:200].decode("utf-8", "replace"),
+            )
+            continue
+        if not isinstance(rec, dict):
+            b.placeholder(
+                src=src,
+                line=line_no,
+                offset=offset,
+                length=len(raw),
+                status="corrupt",
+                reason=f"a JSON {type(rec).__name__}, not an object",
+                text=raw[:200].decode("utf-8", "replace"),
+            )
+            continue
+        yield offset, line_no, len(raw), rec

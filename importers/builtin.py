@@ -1,0 +1,14 @@
+"""walkback's own importers, registered through the same hook as any plugin's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from walkback.hookspecs import hookimpl
+
+from . import walkback_journal
+
+
+@hookimpl
+def register_importers() -> list[Any]:
+    return [walkback_journal.IMPORTER]

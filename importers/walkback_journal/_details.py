@@ -1,0 +1,296 @@
+"""Typed details of journal records (v1 and the seed dialects): the journal's field names are read
+here and nowhere else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from walkback.journal.record import ENVELOPE, changes_file, target_of
+from walkback.timeline.details import (
+    AgentEnd,
+    AgentSpawn,
+    ApprovalDecision,
+    ApprovalRequest,
+    Checkpoint,
+    Compaction,
+    Detail,
+    FileEdit,
+    Integrity,
+    Message,
+    ModelCall,
+    ModelResult,
+    Other,
+    Plan,
+    Recovery,
+    RunEnd,
+    RunStart,
+    TestResult,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+from walkback.timeline.session import Session
+
+from ._vocab import APPROVE_WORDS
+
+TEXT_LIMIT = 100_000
+"""Characters of a free-text field kept in a detail (the raw record has all of it)."""
+
+
+def details(session: Session, i: int) -> Detail:
+    """The detail of event ``i`` of a journal session."""
+    raw = session.raw(i)
+    d: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    ev = session.event(i)
+    build = _BY_KIND.get(ev.kind)
+    return build(d, ev.type) if build is not None else Other(type=ev.type, summary=_text(d.get("summary")))
+
+
+def _text(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v[:TEXT_LIMIT]
+    return orjson.dumps(v, default=str).decode()[:TEXT_LIMIT]
+
+
+def _str(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def own_fields(d: dict[str, Any]) -> dict[str, Any]:
+    """The record's own fields (the envelope taken off)."""
+    return {k: v for k, v in d.items() if k not in ENVELOPE}
+
+
+def _run_start(d: dict[str, Any], typ: str) -> Detail:
+    producer = d.get("producer")
+    if isinstance(producer, dict):
+        producer = " ".join(str(producer.get(k, "")) for k in ("name", "version")).strip()
+    keep = ("planner", "policy", "task_file", "parent_run", "parent_lsn")
+    return RunStart(
+        task=_str(d.get("task") or d.get("task_id")),
+        producer=_str(producer),
+        workspace=_str(d.get("workspace")),
+        base=_str(d.get("base_ref") or d.get("base")),
+        model=_str(d.get("model")),
+        settings={k: d[k] for k in keep if k in d},
+    )
+
+
+def _plan(d: dict[str, Any], typ: str) -> Detail:
+    steps = d.get("steps")
+    listed = (
+        [_text(s.get("tool") if isinstance(s, dict) else s) for s in steps] if isinstance(steps, list) else []
+    )
+    return Plan(text=_text(d.get("task") or d.get("plan") or d.get("text")), steps=listed)
+
+
+def _message(d: dict[str, Any], typ: str) -> Detail:
+    return Message(
+        role=_str(d.get("role")) or "assistant",
+        text=_text(d.get("text") or d.get("content")),
+        thinking=_text(d.get("thinking")),
+        model=_str(d.get("model")),
+    )
+
+
+def _model_call(d: dict[str, Any], typ: str) -> Detail:
+    messages = d.get("messages")
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    asked = last.get("content") if isinstance(last, dict) else last
+    return ModelCall(model=_str(d.get("model")), summary=_text(d.get("prompt") or d.get("summary") or asked))
+
+
+def _model_result(d: dict[str, Any], typ: str) -> Detail:
+    usage = d.get("usage") if isinstance(d.get("usage"), dict) else d
+    return ModelResult(
+        model=_str(d.get("model")),
+        usage=Usage(
+            input_tokens=_int(usage.get("input_tokens")),
+            output_tokens=_int(usage.get("output_tokens")),
+            total_tokens=_int(usage.get("total_tokens")),
+        ),
+        stop_reason=_str(d.get("stop_reason")),
+        text=_text(d.get("output") or d.get("text") or d.get("content")),
+    )
+
+
+def _edit(d: dict[str, Any], target: str) -> FileEdit | None:
+    pre, post, patch = d.get("pre"), d.get("post"), d.get("patch")
+    if not target or not changes_file(d):
+        return None
+    op = "delete" if post == "absent" else ("create" if pre == "absent" else "update")
+    return FileEdit(
+        path=target,
+        operation=op,
+        pre=pre if isinstance(pre, str) else None,
+        post=post if isinstance(post, str) else None,
+        patch=patch if isinstance(patch, str) else None,
+    )
+
+
+def _tool_call(d: dict[str, Any], typ: str) -> Detail:
+    args = d.get("args")
+    target = target_of(d)
+    cmd = args.get("cmd") if isinstance(args, dict) else None
+    url = args.get("url") if isinstance(args, dict) else None
+    return ToolCall(
+        name=_str(d.get("tool")),
+        arguments=args
+        if isinstance(args, (dict, str))
+        else {k: v for k, v in own_fields(d).items() if k not in ("tool", "pre", "post", "target")},
+        target=target,
+        command=" ".join(map(str, cmd)) if isinstance(cmd, list) else (cmd if isinstance(cmd, str) else None),
+        url=url if isinstance(url, str) else None,
+        idempotency_key=_str(d.get("idempotency_key")) or None,
+        edit=_edit(d, target),
+    )
+
+
+def verification(d: dict[str, Any]) -> str:
+    """How a commit says its effect was checked, in a line."""
+    parts = []
+    verified = d.get("verified")
+    if isinstance(verified, dict):
+        ok = verified.get("post")
+        parts.append(
+            "post hash verified"
+            if ok is True
+            else ("post hash NOT verified" if ok is False else "post hash not checked")
+        )
+        check = verified.get("check")
+        if isinstance(check, dict):
+            code = check.get("exit_code")
+            parts.append(
+                f"check `{_text(check.get('cmd', ''))[:200]}` exit {code}" + (" ✓" if code == 0 else " ✗")
+            )
+    elif isinstance(verified, str):
+        parts.append(verified)
+    return " · ".join(parts)
+
+
+def _tool_result(d: dict[str, Any], typ: str) -> Detail:
+    result = d.get("result")
+    output = result.get("output_tail") if isinstance(result, dict) else result
+    exit_code = _int(result.get("exit_code")) if isinstance(result, dict) else None
+    post = d.get("post")
+    failed = typ == "fail" or (
+        str(d.get("status", "ok")).lower() not in ("ok", "success", "done", "committed")
+    )
+    return ToolResult(
+        ok=not failed,
+        output=_text(output),
+        error=_text(d.get("error")),
+        exit_code=exit_code,
+        verification=verification(d),
+        recovered=d.get("recovered") is True,
+        edit=FileEdit(path="", post=post) if isinstance(post, str) else None,
+    )
+
+
+def _approval_request(d: dict[str, Any], typ: str) -> Detail:
+    return ApprovalRequest(
+        tool=_str(d.get("tool")),
+        target=target_of(d),
+        reason=_text(d.get("reason")),
+        policy=_text(d.get("policy")),
+    )
+
+
+def _approval_decision(d: dict[str, Any], typ: str) -> Detail:
+    word = str(d.get("decision"))
+    return ApprovalDecision(
+        decision="approved" if word in APPROVE_WORDS else "denied",
+        approver=_str(d.get("approver")),
+        reason=_text(d.get("reason")),
+    )
+
+
+def _spawn(d: dict[str, Any], typ: str) -> Detail:
+    return AgentSpawn(child=_str(d.get("child_agent")), task=_text(d.get("task")))
+
+
+def _end(d: dict[str, Any], typ: str) -> Detail:
+    return AgentEnd(
+        child=_str(d.get("child_agent")),
+        outcome=_str(d.get("outcome")) or "completed",
+        summary=_text(d.get("summary")),
+    )
+
+
+def _checkpoint(d: dict[str, Any], typ: str) -> Detail:
+    covers = _int(d.get("covers_lsn"))
+    return Checkpoint(
+        git=_str(d.get("git")),
+        covers=covers if covers is not None else _int(d.get("lsn")),
+        label=_str(d.get("branch")),
+    )
+
+
+def _test(d: dict[str, Any], typ: str) -> Detail:
+    passed = d.get("passed")
+    return TestResult(
+        command=_text(d.get("cmd")),
+        passed=passed if isinstance(passed, bool) else None,
+        exit_code=_int(d.get("exit_code")),
+        output=_text(d.get("output_tail") or d.get("output")),
+    )
+
+
+def _recovery(d: dict[str, Any], typ: str) -> Detail:
+    return Recovery(
+        finding=_str(d.get("finding")),
+        action=_str(d.get("action")),
+        target=_str(d.get("target")),
+        tool=_str(d.get("tool")),
+        detail=_text(d.get("detail")),
+        brief=_text(d.get("brief")),
+    )
+
+
+def _integrity(d: dict[str, Any], typ: str) -> Detail:
+    if typ == "journal.recovered":
+        return Integrity(
+            what="torn tail cut off by repair", detail=_text(d.get("broken_copy") or d.get("detail"))
+        )
+    if typ == "journal.continued":
+        return Integrity(what="continued from an archived segment", detail=_text(d.get("segment")))
+    return Integrity(what=typ, detail=_text(d.get("detail")))
+
+
+def _run_end(d: dict[str, Any], typ: str) -> Detail:
+    return RunEnd(
+        status=_str(d.get("status")) or ("cancelled" if typ == "cancel" else "completed"),
+        reason=_text(d.get("reason")),
+    )
+
+
+def _compaction(d: dict[str, Any], typ: str) -> Detail:
+    return Compaction(trigger=_str(d.get("trigger")), summary=_text(d.get("summary")))
+
+
+_BY_KIND = {
+    "run_start": _run_start,
+    "plan": _plan,
+    "message": _message,
+    "model_call": _model_call,
+    "model_result": _model_result,
+    "tool_call": _tool_call,
+    "tool_result": _tool_result,
+    "approval_request": _approval_request,
+    "approval_decision": _approval_decision,
+    "agent_spawn": _spawn,
+    "agent_end": _end,
+    "checkpoint": _checkpoint,
+    "test_result": _test,
+    "recovery": _recovery,
+    "integrity": _integrity,
+    "run_end": _run_end,
+    "compaction": _compaction,
+}

@@ -1,0 +1,345 @@
+"""Reading one journal file into the builder: the hot loop, then its segments and subagents.
+
+A run directory brings its subagents along: every ``agent.spawn`` names the child's run
+directory (relative, inside the parent's), whose journal is read into the same session. A rotated
+journal's archived segments are read first, sharing one lsn index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from walkback.journal.blobs import BlobStore
+from walkback.journal.reader import Scanner, is_seq_result
+from walkback.journal.record import changes_file, target_of
+from walkback.journal.scanresult import Damage
+from walkback.journal.segments import archived
+from walkback.timeline.builder import SessionBuilder
+from walkback.timeline.clock import MinuteClock
+from walkback.timeline.kinds import FILE
+from walkback.timeline.sources import JsonLines
+from walkback.timeline.table import POS, WIDTH
+
+from . import _facts
+from ._vocab import (
+    COMPLETES,
+    NOTABLE,
+    OK_WORDS,
+    TARGETED,
+    TOOL_CALL,
+    TypeCache,
+    completed_status,
+    status,
+)
+
+_MISSING: Any = object()
+_STATUS = POS["status"]
+DAMAGED_TEXT = 200
+"""Bytes of a damaged line kept with its placeholder row."""
+
+
+class Refs:
+    """lsn/seq -> event index for one journal, without storing a thing for the usual dense run.
+
+    Records numbered base, base+1, ... become consecutive events from ``first``, so their index is
+    arithmetic; only numbers off that run (after damage, or every seq of the seq dialect, whose
+    results interleave) go to a dict. The first record with a given number wins.
+    """
+
+    def __init__(self, first: int, *, dense: bool) -> None:
+        self.first = first
+        self.base = -1
+        self.next = -1 if dense else -2
+        """The number that extends the dense run (-2: no dense run for this journal)."""
+        self.sparse: dict[int, int] = {}
+        self.sealed = (0, 0, 0)
+        """``(first, base, next)`` of a dense run ended by :meth:`seal`."""
+
+    def seal(self) -> None:
+        """End the dense run here (rows were inserted): later numbers go to the dict."""
+        if self.next >= 0:
+            self.sealed = (self.first, self.base, self.next)
+        self.next = -2
+
+    def put(self, key: int, index: int) -> None:
+        if key == self.next:
+            self.next += 1
+        elif self.next == -1:
+            self.base, self.next = key, key + 1
+        elif not self.base <= key < self.next:
+            self.sparse.setdefault(key, index)
+
+    def get(self, key: Any) -> int:
+        """The index of the record numbered ``key``, or -1 (also for a non-integer ``key``)."""
+        if key.__class__ is not int:
+            return -1
+        if self.base <= key < self.next:
+            return self.first + key - self.base
+        first, base, end = self.sealed
+        if base <= key < end:
+            return first + key - base
+        return self.sparse.get(key, -1)
+
+
+def read_journal(
+    b: SessionBuilder,
+    jpath: Path,
+    *,
+    parent: str | None,
+    spawned_by: int | None,
+    stores: list[BlobStore],
+    segment_of: Refs | None = None,
+) -> Iterator[None]:
+    """Read one journal (then its subagents'), yielding whenever a chunk is due."""
+    shared = segment_of
+    for seg in archived(jpath) if segment_of is None else ():
+        shared = shared or Refs(b.count, dense=True)
+        yield from read_journal(
+            b, seg.path, parent=parent, spawned_by=spawned_by, stores=stores, segment_of=shared
+        )
+    session = b.session
+    src = b.source(JsonLines(jpath))
+    stores.append(BlobStore(jpath.parent / "blobs"))
+    pool = b.pool
+    intern = pool.id
+    ids = pool.index
+    scanner = Scanner(jpath)
+    refs = Refs(b.count, dense=True)
+    children: list[tuple[Path, int]] = []
+    outcomes: dict[str, str] = {}
+    types = TypeCache(pool)
+    type_info = types.cache.get
+    agent_id = ""
+    ended = ""
+    n = 0
+    seq = False
+    clock = MinuteClock()
+    minute, base_ts = clock.minute, clock.base
+    nan = math.nan
+    res = scanner.result
+    damage = res.corrupt
+    shown_damage = 0
+    base = b.base
+    rows = b.rows
+    put = rows.extend
+    i = b.count - 1  # the current record's index
+    flush_at = b.count + b.chunk - 1
+    last_who, last_aid = "", 0
+    agent_aid = 0
+    for rec in scanner:
+        d = rec.data
+        lsn = rec.lsn
+        if n == 0:
+            seq = res.dialect == "seq"
+            refs = shared if shared is not None and not seq else Refs(b.count, dense=not seq)
+            agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
+            agent_aid = last_aid = intern(agent_id)
+            last_who = agent_id
+            _add_agent(b, d, agent_id, parent, spawned_by)
+            if src == 0:  # the task, for a session shown while it is still being read
+                _facts.head(session, res)
+        if rec.after_gap and len(damage) > shown_damage:
+            shown_damage = _placeholders(b, jpath, src, damage, shown_damage, rec.offset, agent_id)
+            refs.seal()
+            i = b.count - 1
+        typ = d.get("type")
+        completes_seq = False
+        if seq:
+            completes_seq = is_seq_result(d)
+            typ = "commit" if completes_seq else ("intent" if "tool" in d else typ)
+            if completes_seq and str(d.get("status", "ok")).lower() not in OK_WORDS:
+                typ = "fail"
+        if typ.__class__ is not str:
+            typ = ""
+        info = type_info(typ)
+        kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
+        key: Any
+        if completes_seq:
+            key = lsn
+        else:
+            key = d.get("ref", _MISSING)
+            if key is _MISSING:
+                key = d.get("intent")
+        if key.__class__ is int and refs.base <= key < refs.next:
+            ref = refs.first + key - refs.base
+        else:
+            ref = -1 if key is None else refs.get(key)
+        if fixed >= 0:
+            sid = fixed
+            own = pool.values[sid] if group else ""
+        else:
+            own = status(typ, d)
+            found = ids.get(own)
+            sid = found if found is not None else intern(own)
+        ts = d.get("ts", _MISSING)
+        if (
+            ts.__class__ is str
+            and len(ts) == 27
+            and ts.startswith(minute)
+            and ts[16] == ":"
+            and ts[19] == "."
+            and ts[26] == "Z"
+        ):
+            try:
+                sec = float(ts[17:26])
+            except ValueError:
+                sec = -1.0
+            when = base_ts + sec if 0.0 <= sec < 61.0 else clock(ts)
+        elif ts is _MISSING:
+            when = nan
+        else:
+            when = clock(ts)
+            minute, base_ts = clock.minute, clock.base
+        who = d.get("agent")
+        if who is None:
+            aid = agent_aid
+        elif who == last_who:
+            aid = last_aid
+        elif who.__class__ is str and who:
+            last_who = who
+            found = ids.get(who)
+            last_aid = aid = found if found is not None else intern(who)
+        else:
+            aid = agent_aid
+        tool = d.get("tool")
+        if tool is None:
+            tid = 0
+        else:
+            tool = tool if tool.__class__ is str else str(tool or "")
+            found = ids.get(tool)
+            tid = found if found is not None else intern(tool)
+        flags = 0
+        if group == TARGETED:
+            target = target_of(d)
+            found = ids.get(target)
+            gid = found if found is not None else intern(target)
+            if kind_id == TOOL_CALL and target and changes_file(d):
+                flags = FILE
+        else:
+            gid = 0
+        i += 1
+        put(
+            (
+                kind_id,
+                type_id,
+                lsn,
+                when,
+                aid,
+                tid,
+                gid,
+                sid,
+                ref,
+                src,
+                rec.line,
+                rec.offset,
+                rec.length,
+                -1,
+                flags,
+            )
+        )
+        if completes_seq:
+            pass
+        elif lsn == refs.next:
+            refs.next += 1
+        else:
+            refs.put(lsn, i)
+        if group:
+            if ref >= 0 and group == COMPLETES:
+                done = completed_status(typ, d, own)
+                if done:
+                    if ref >= base:
+                        rows[(ref - base) * WIDTH + _STATUS] = intern(done)
+                    else:
+                        b.set_status(ref, done)
+            if group == TARGETED:
+                if "approval" in d and kind_id == TOOL_CALL:
+                    request = refs.get(d["approval"])
+                    if request >= 0:
+                        session.gated[request] = i
+            elif typ == "commit":
+                if parent is None:
+                    session.last_committed_lsn = lsn
+            if typ in NOTABLE:
+                ended = _facts.notable(session, jpath, typ, d, i, own, children, outcomes) or ended
+        n += 1
+        if i >= flush_at:
+            b.flush()
+            rows = b.rows
+            put = rows.extend
+            base = b.base
+            flush_at = base + b.chunk - 1
+            yield
+    if n == 0:  # every line damaged: keep the agent visible
+        agent_id = "main" if parent is None else f"agent-{src}"
+        _add_agent(b, {}, agent_id, parent, spawned_by)
+    if _placeholders(b, jpath, src, damage, shown_damage, math.inf, agent_id) > shown_damage or (
+        _placeholders(b, jpath, src, res.torn, 0, math.inf, agent_id, status="torn")
+    ):
+        refs.seal()  # a next segment's records no longer follow on by arithmetic
+    session.integrity.skipped.extend(
+        {"file": str(jpath), "line": dmg.line, "reason": dmg.reason} for dmg in res.corrupt + res.torn
+    )
+    b.flush()  # the facts below read the table
+    if parent is None:
+        _facts.finish_main(session, jpath, res, ended, archived_segment=segment_of is not None)
+    for child_path, spawn_index in children:
+        if child_path.is_file() and all(s.path != child_path for s in session.sources):
+            yield from read_journal(b, child_path, parent=agent_id, spawned_by=spawn_index, stores=stores)
+    for name, outcome in outcomes.items():
+        if name in session.agents:
+            session.agents[name].outcome = outcome
+
+
+def _placeholders(
+    b: SessionBuilder,
+    jpath: Path,
+    src: int,
+    damage: list[Damage],
+    start: int,
+    before: float,
+    agent: str,
+    *,
+    status: str = "corrupt",
+) -> int:
+    """Placeholder rows for damaged lines ``damage[start:]`` that lie before offset ``before``;
+    returns how many of ``damage`` are shown now."""
+    k = start
+    while k < len(damage) and damage[k].offset < before:
+        dmg = damage[k]
+        text = _line_at(jpath, dmg.offset)
+        b.placeholder(
+            src=src,
+            line=dmg.line,
+            offset=dmg.offset,
+            length=len(text),
+            reason=dmg.reason,
+            status=status,
+            agent=agent,
+            lsn=dmg.lsn if dmg.lsn is not None else -1,
+            text=text[:DAMAGED_TEXT].decode("utf-8", "replace"),
+        )
+        k += 1
+    return k
+
+
+def _line_at(path: Path, offset: int, limit: int = 1 << 16) -> bytes:
+    """The damaged line at ``offset`` (up to its newline, at most ``limit`` bytes)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read(limit)
+    except OSError:
+        return b""
+    return data.split(b"\n", 1)[0]
+
+
+def _add_agent(
+    b: SessionBuilder, first: dict[str, Any], agent_id: str, parent: str | None, spawned_by: int | None
+) -> None:
+    if agent_id in b.session.agents:  # the next segment of a rotated journal: the same agent
+        return
+    run = str(first.get("run") or first.get("task_id") or "")
+    b.agent(agent_id, parent=parent, spawned_by=spawned_by, run=run, task=str(first.get("task") or ""))

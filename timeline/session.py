@@ -1,0 +1,330 @@
+"""The one Session shape every importer fills and every view and exporter reads.
+
+Sized for sessions of a million events: events live column-wise in an :class:`EventTable`;
+:class:`Event` objects and typed details (:mod:`timeline.details`) are built only for the events
+a view actually shows, the details by the importer that read the session, from the raw record.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .details import Detail, Integrity, Other
+from .kinds import COMPLETING, KIND_INDEX, KINDS, PLACEHOLDER
+from .sources import Source
+from .table import EventTable
+
+DetailFn = Callable[["Session", int], Detail]
+"""An importer's detail builder: the typed detail of event ``i`` from its raw record(s)."""
+DETAIL_CACHE = 4096
+"""Details kept per session (a page shows a few hundred; stepping revisits them)."""
+
+
+@dataclass(slots=True)
+class Event:
+    """One event, materialised on demand from the table."""
+
+    index: int
+    """Position in the session (0-based); the viewer's step number is ``index + 1``."""
+    kind: str
+    type: str
+    """The source's own record type (``intent``, ``assistant``, ``function_call`` ...)."""
+    lsn: int | None
+    ts: float | None
+    agent: str
+    tool: str
+    target: str
+    status: str
+    ref: int | None
+    """Index of the event this one completes or answers."""
+    source: str
+    """The file the event came from."""
+    line: int
+    """1-based line in ``source`` (0 when the source is not line-based)."""
+    flags: int = 0
+    """Bits of :mod:`timeline.kinds` (``FILE``, ``INFERRED``, ``PLACEHOLDER``)."""
+
+    @property
+    def time(self) -> str:
+        if self.ts is None:
+            return ""
+        return datetime.fromtimestamp(self.ts, UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+@dataclass
+class Agent:
+    """An agent or subagent of the session."""
+
+    id: str
+    parent: str | None = None
+    spawned_by: int | None = None
+    """Index of the event (a spawn, or the tool call) that started this agent in its parent."""
+    run: str = ""
+    task: str = ""
+    outcome: str = ""
+    """``completed``, ``failed`` ... from its end; empty while unknown."""
+    events: int = 0
+    label: str = ""
+    """A short name for people (a subagent's type or nickname), when the source has one."""
+
+
+@dataclass(frozen=True)
+class RecoveryFinding:
+    """A recovery decision about one unfinished intent, as recorded in the session."""
+
+    lsn: int
+    target: str
+    tool: str
+    finding: str
+    action: str
+    detail: str = ""
+
+
+@dataclass
+class IntegrityReport:
+    """What the reader found about the record's trustworthiness."""
+
+    chain: str = "absent"
+    """``ok``, ``broken``, ``absent`` (the source has no hash chain) or ``pending`` (still reading)."""
+    torn_tail: dict[str, int] | None = None
+    first_bad_lsn: int | None = None
+    corrupt: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    """Source records an importer could not turn into events: ``{file, line, reason}``."""
+
+    @property
+    def badge(self) -> str:
+        """A short label for headers and lists."""
+        if self.chain == "pending":
+            return "integrity pending"
+        if self.chain == "broken":
+            return f"chain broken at lsn {self.first_bad_lsn}"
+        if self.torn_tail:
+            return "torn tail"
+        if self.chain == "ok":
+            return "chain ok"
+        return "no hashes"
+
+
+def _no_blob(name: str) -> bytes | None:
+    return None
+
+
+def _no_detail(session: Session, i: int) -> Detail:
+    return Other(type=session.event(i).type)
+
+
+class Session:
+    """A whole session: its agents, its events (columnar) and what is known about its integrity."""
+
+    def __init__(self, *, format: str, sources: list[Source] | None = None) -> None:
+        self.format = format
+        """The importer's name (``walkback``, ``claude-code`` ...), with a dialect suffix if any."""
+        self.sources: list[Source] = sources if sources is not None else []
+        self.table = EventTable()
+        self.agents: dict[str, Agent] = {}
+        self.runs: list[str] = []
+        self.task = ""
+        self.status = "unknown"
+        self.recovered = False
+        self.header: dict[str, Any] = {}
+        """The source's own header record or session metadata."""
+        self.integrity = IntegrityReport()
+        self.last_committed_lsn: int | None = None
+        self.recovery_findings: list[RecoveryFinding] = []
+        self.brief = ""
+        """The resume brief, when a recovery decision recorded one."""
+        self.payloads: dict[int, dict[str, Any]] = {}
+        """Raw records of events no source can address (placeholders for damaged records)."""
+        self.blob_loader: Callable[[str], bytes | None] = _no_blob
+        """Returns the content of a blob by ``sha256:<hex>`` name, or None."""
+        self.gated: dict[int, int] = {}
+        """Approval request index -> index of the tool call it gated."""
+        self.describe: DetailFn = _no_detail
+        """The importer's detail builder (:meth:`detail` calls it)."""
+        self._details: dict[int, Detail] = {}
+        self._completed_by: array | None = None  # type: ignore[type-arg]
+        self._rows_by_agent: dict[int, array] | None = None  # type: ignore[type-arg]
+
+    def snapshot(self) -> Session:
+        """A copy that later loading does not touch (views hold buffers of its columns), shown as
+        a session still loading: its status and integrity are ``pending``."""
+        s = Session.__new__(Session)
+        s.__dict__.update(self.__dict__)
+        s.sources = list(self.sources)
+        s.table = self.table.copy()
+        s.agents = {k: replace(a) for k, a in self.agents.items()}
+        s.runs = list(self.runs)
+        s.status = "pending"
+        s.integrity = IntegrityReport(chain="pending", skipped=list(self.integrity.skipped))
+        s.recovery_findings = list(self.recovery_findings)
+        s.payloads = dict(self.payloads)
+        s.gated = dict(self.gated)
+        s._details = {}
+        s._completed_by = s._rows_by_agent = None
+        return s
+
+    # -- events -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def files(self) -> list[Path]:
+        """Every file the session was read from, once each, in reading order."""
+        seen: dict[Path, None] = {}
+        for s in self.sources:
+            seen.setdefault(s.path, None)
+        return list(seen)
+
+    def event(self, i: int) -> Event:
+        t = self.table
+        s = t.pool.values
+        ts = t.ts[i]
+        ref = t.ref[i]
+        lsn = t.lsn[i]
+        return Event(
+            index=i,
+            kind=KINDS[t.kind[i]],
+            type=s[t.type[i]],
+            lsn=lsn if lsn >= 0 else None,
+            ts=None if math.isnan(ts) else ts,
+            agent=s[t.agent[i]],
+            tool=s[t.tool[i]],
+            target=s[t.target[i]],
+            status=s[t.status[i]],
+            ref=ref if ref >= 0 else None,
+            source=str(self.sources[t.src[i]].path) if self.sources else "",
+            line=t.line[i],
+            flags=t.flags[i],
+        )
+
+    def events(self, indices: Iterable[int] | None = None) -> Iterator[Event]:
+        for i in indices if indices is not None else range(len(self)):
+            yield self.event(i)
+
+    def raw(self, i: int) -> Any:
+        """The event's source record, parsed now (never held for every event)."""
+        if i in self.payloads:
+            return self.payloads[i]
+        t = self.table
+        if not self.sources:
+            return {}
+        return self.sources[t.src[i]].read(t.offset[i], t.length[i])
+
+    def where(self, i: int) -> str:
+        """Where the event's raw record is: ``file:line``, ``file#/pointer/3``, ``zip!member#...``."""
+        t = self.table
+        if i in self.payloads or not self.sources:
+            src = self.sources[t.src[i]] if self.sources else None
+            return f"{src.path}:{t.line[i]}" if src is not None else ""
+        return self.sources[t.src[i]].where(t.offset[i], t.line[i])
+
+    def detail(self, i: int) -> Detail:
+        """The typed content of event ``i``, built by its importer from the raw record (cached)."""
+        d = self._details.get(i)
+        if d is None:
+            if self.table.flags[i] & PLACEHOLDER:
+                p = self.payloads.get(i, {})
+                d = Integrity(
+                    what="unreadable record", reason=str(p.get("reason", "")), detail=str(p.get("text", ""))
+                )
+            else:
+                d = self.describe(self, i)
+            if len(self._details) >= DETAIL_CACHE:
+                self._details.clear()
+            self._details[i] = d
+        return d
+
+    def blob(self, name: str | None) -> bytes | None:
+        """Content of a blob named by hash, or None if the session has no such blob."""
+        if not name or not name.startswith("sha256:"):
+            return None
+        return self.blob_loader(name)
+
+    # -- derived views ------------------------------------------------------------------------
+    def indices_where(self, *, kind: str | None = None, status: str | None = None) -> list[int]:
+        t = self.table
+        k = KIND_INDEX[kind] if kind else None
+        sid = t.pool.find(status) if status else None
+        if status and sid is None:
+            return []
+        out = []
+        for i in range(len(t)):
+            if k is not None and t.kind[i] != k:
+                continue
+            if sid is not None and t.status[i] != sid:
+                continue
+            out.append(i)
+        return out
+
+    def pending(self) -> list[int]:
+        """Tool calls (intents) that have no completing event."""
+        return self.indices_where(kind="tool_call", status="pending")
+
+    def kinds(self) -> dict[str, int]:
+        counts = [0] * len(KINDS)
+        for k in self.table.kind:
+            counts[k] += 1
+        return {KINDS[i]: n for i, n in enumerate(counts) if n}
+
+    def completion_of(self, i: int) -> int | None:
+        """Index of the event that completes event ``i`` (the commit of an intent), if any."""
+        if self._completed_by is None or len(self._completed_by) != len(self):
+            done = array("q", [-1]) * len(self)
+            ref = self.table.ref
+            kind = self.table.kind
+            for j in range(len(ref)):
+                r = ref[j]
+                if r >= 0 and done[r] < 0 and kind[j] in COMPLETING:
+                    done[r] = j
+            self._completed_by = done
+        j = self._completed_by[i]
+        return j if j >= 0 else None
+
+    def index_of_lsn(self, lsn: int, agent: str | None = None) -> int | None:
+        """Index of the event with ``lsn`` in ``agent``'s journal (the first agent's by default)."""
+        t = self.table
+        if agent is None:
+            agent = next(iter(self.agents), "")
+        aid = t.pool.find(agent)
+        if aid is None:
+            return None
+        if self._rows_by_agent is None:
+            rows: dict[int, array] = {}  # type: ignore[type-arg]
+            for i in range(len(t)):
+                a = t.agent[i]
+                r = rows.get(a)
+                if r is None:
+                    r = rows[a] = array("q")
+                r.append(i)
+            self._rows_by_agent = rows
+        rows_a = self._rows_by_agent.get(aid)
+        if not rows_a:
+            return None
+        k = bisect_left(rows_a, lsn, key=lambda j: t.lsn[j])
+        if k < len(rows_a) and t.lsn[rows_a[k]] == lsn:
+            return int(rows_a[k])
+        return None
+
+
+def parse_time(value: Any) -> float:
+    """Seconds since the epoch from RFC 3339 text or epoch numbers (s or ms); NaN if unknown."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        v = float(value)
+        v = v / 1000.0 if v > 1e11 else v
+        return v if 0 <= v < 1e11 else math.nan  # beyond year 5000 (or NaN) is not a time
+    if isinstance(value, str) and value:
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return math.nan
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=UTC)  # a time without a zone (OpenHands, Aider) is read as UTC
+        return dt.timestamp()
+    return math.nan

@@ -1,0 +1,167 @@
+"""Where an event's raw record lives, and how to read it again on demand.
+
+The table keeps, per event, a source number and an ``offset``/``length`` pair whose meaning the
+source defines; the parsed record itself is never held. Three kinds cover every format read:
+
+* :class:`JsonLines`: a JSON-lines file; ``offset``/``length`` is the byte span of the line.
+* :class:`TextSpans`: a text file (Aider's markdown); the byte span of a block, read as text.
+* :class:`JsonItems`: one JSON document (a file, or a member of a zip such as Inspect's ``.eval``);
+  ``offset`` is the index of the item in the array at a JSON pointer (``/trajectory``), or -1 for
+  the value at the pointer itself.
+
+Byte-addressed sources can be searched without parsing (``timeline.query.text_mask``).
+"""
+
+from __future__ import annotations
+
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+from walkback.journal.errors import ImporterError
+
+BOM = b"\xef\xbb\xbf"
+
+
+class Source(Protocol):
+    """One place events are read from (see the module docstring)."""
+
+    path: Path
+    """The file on disk that holds the records (a zip for a zip member)."""
+    byte_addressed: bool
+    """``offset``/``length`` are a byte span of :attr:`path` (text search scans the bytes)."""
+
+    def read(self, offset: int, length: int) -> Any:
+        """The raw record at this address, parsed now."""
+        ...
+
+    def where(self, offset: int, line: int) -> str:
+        """A person's pointer to the record: ``file:line``, ``file#/pointer/3``, ``zip!member#...``."""
+        ...
+
+
+def _read_span(path: Path, offset: int, length: int) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            return f.read(length)
+    except OSError as e:
+        raise ImporterError(f"cannot read the record at byte {offset}: {e.strerror}", path=path) from None
+
+
+class JsonLines:
+    """A JSON-lines file: one record per line, addressed by its byte span."""
+
+    byte_addressed = True
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self, offset: int, length: int) -> Any:
+        data = _read_span(self.path, offset, length)
+        if offset == 0:
+            data = data.removeprefix(BOM)
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise ImporterError(
+                f"the record at byte {offset} changed since it was read", path=self.path
+            ) from None
+
+    def where(self, offset: int, line: int) -> str:
+        return f"{self.path}:{line}"
+
+    def __repr__(self) -> str:
+        return f"JsonLines({str(self.path)!r})"
+
+
+class TextSpans:
+    """A text file whose records are byte spans (blocks of a markdown log)."""
+
+    byte_addressed = True
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self, offset: int, length: int) -> Any:
+        return {"text": _read_span(self.path, offset, length).decode("utf-8", errors="replace")}
+
+    def where(self, offset: int, line: int) -> str:
+        return f"{self.path}:{line}"
+
+    def __repr__(self) -> str:
+        return f"TextSpans({str(self.path)!r})"
+
+
+class JsonItems:
+    """The items of one array inside a JSON document, by index (or the value at the pointer)."""
+
+    byte_addressed = False
+
+    def __init__(self, path: Path, pointer: str = "", *, member: str | None = None) -> None:
+        self.path = path
+        self.pointer = pointer
+        """RFC 6901 JSON pointer of the array (``""``: the document itself)."""
+        self.member = member
+        """The zip member holding the document, if :attr:`path` is a zip."""
+
+    def read(self, offset: int, length: int) -> Any:
+        value = resolve(_document(self.path, self.member), self.pointer)
+        if offset < 0:
+            return value
+        if not isinstance(value, list) or offset >= len(value):
+            raise ImporterError(f"no item {offset} at {self.pointer or '/'} any more", path=self.path)
+        return value[offset]
+
+    def where(self, offset: int, line: int) -> str:
+        member = f"!{self.member}" if self.member else ""
+        item = f"/{offset}" if offset >= 0 else ""
+        return f"{self.path}{member}#{self.pointer}{item}"
+
+    def __repr__(self) -> str:
+        return f"JsonItems({str(self.path)!r}, {self.pointer!r}, member={self.member!r})"
+
+
+def resolve(doc: Any, pointer: str) -> Any:
+    """The value at an RFC 6901 ``pointer`` in ``doc``."""
+    value = doc
+    for part in pointer.split("/")[1:] if pointer else ():
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        elif isinstance(value, dict) and key in value:
+            value = value[key]
+        else:
+            raise ImporterError(f"nothing at {pointer} any more")
+    return value
+
+
+_cache_lock = threading.Lock()
+_cache: tuple[tuple[Any, ...], Any] | None = None
+"""The last document parsed for a raw read: re-reading one item must not re-parse every time."""
+
+
+def _document(path: Path, member: str | None) -> Any:
+    global _cache
+    try:
+        st = path.stat()
+    except OSError as e:
+        raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+    key = (str(path), member, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        if _cache is not None and _cache[0] == key:
+            return _cache[1]
+    try:
+        if member is None:
+            data = path.read_bytes()
+        else:
+            with zipfile.ZipFile(path) as z:
+                data = z.read(member)
+        doc = orjson.loads(data.removeprefix(BOM))
+    except (OSError, KeyError, zipfile.BadZipFile, orjson.JSONDecodeError) as e:
+        raise ImporterError(f"cannot read the document again: {e}", path=path) from None
+    with _cache_lock:
+        _cache = (key, doc)
+    return doc
