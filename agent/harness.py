@@ -190,7 +190,7 @@ class Harness:
             if a.effect == "fs":
                 assert prep.path is not None
                 if prep.pre != prep.post:
-                    apply_file(prep.path, prep.post_data, self.ops)
+                    apply_file(prep.path, prep.post_data, self.ops, root=self.workspace)
                 observed = observe(prep.path)
                 verified["post"] = observed == prep.post
             elif a.effect == "command":

@@ -104,10 +104,6 @@ def start_run(
     run_id = uuid.uuid4().hex[:12]
     run_dir = Path(run_dir).resolve() if run_dir else runs_root() / run_id
     _outside(run_dir, ws)
-    if (run_dir / JOURNAL_NAME).exists():
-        raise AgentError(
-            "this run directory already holds a journal; use `walkback agent resume`", path=run_dir
-        )
     policy = _with_policy_file(Policy.from_json(task.policy, source="task", path=task.path), policy_file)
     options = RunOptions(
         service_url=service_url,
@@ -128,6 +124,12 @@ def start_run(
         plan = ScriptedPlanner(steps, source=str(task.path))
     ops.mkdir(run_dir)
     with RunLock(run_dir):
+        if (run_dir / JOURNAL_NAME).exists():
+            discard_headerless(run_dir / JOURNAL_NAME, ops)  # killed before its header: never started
+        if (run_dir / JOURNAL_NAME).exists():
+            raise AgentError(
+                "this run directory already holds a journal; use `walkback agent resume`", path=run_dir
+            )
         header: dict[str, Any] = {
             "task_file": str(task.path),
             "workspace": str(ws),
@@ -151,6 +153,32 @@ def read_header(run_dir: Path) -> dict[str, Any]:
     for rec in Scanner(run_dir / JOURNAL_NAME):
         return rec.data
     raise AgentError("journal has no readable header", path=run_dir / JOURNAL_NAME)
+
+
+def _resumable(run_dir: Path) -> Path:
+    """The workspace of a run the agent can resume, checked before anything is touched: a v1
+    journal of a top-level run whose header names an existing absolute workspace (a seed-dialect
+    journal names none, and the current directory is never assumed)."""
+    jpath = run_dir / JOURNAL_NAME
+    header = read_header(run_dir)
+    if "parent" in header:
+        raise AgentError("this is a subagent's run; resume its top-level run instead", path=run_dir)
+    if "v" not in header:
+        raise AgentError(
+            "the agent continues only v1 journals, not a seed dialect; recover it with "
+            "`walkback recover RUN --workspace DIR --apply`",
+            path=jpath,
+        )
+    named = header.get("workspace")
+    if not isinstance(named, str) or not Path(named).is_absolute():
+        raise AgentError(
+            "the run's header names no workspace; recover it with `walkback recover RUN --workspace DIR "
+            "--apply`",
+            path=jpath,
+        )
+    if not Path(named).is_dir():
+        raise AgentError(f"the run's workspace {named} does not exist", path=jpath)
+    return Path(named)
 
 
 def recover_first(run_dir: Path, workspace: Path, on_event: Progress | None) -> Any:
@@ -179,12 +207,7 @@ def resume_run(
     """Recover a stopped run, ask again what was never answered, and continue at the next step."""
     arm_failpoints("main")
     run_dir = find_run(run)
-    header = read_header(run_dir)
-    if "parent" in header:
-        raise AgentError("this is a subagent's run; resume its top-level run instead", path=run_dir)
-    ws = Path(str(header.get("workspace") or ""))
-    if not ws.is_dir():
-        raise AgentError(f"the run's workspace {ws} does not exist", path=run_dir / JOURNAL_NAME)
+    ws = _resumable(run_dir)
     recovery = recover_first(run_dir, ws, on_event)
     with RunLock(run_dir):
         state = RunState.load(run_dir / JOURNAL_NAME)

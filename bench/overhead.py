@@ -115,7 +115,7 @@ class Bench:
             p = prepare(a, ws)
             assert p.path is not None
             if p.pre != p.post:
-                apply_file(p.path, p.post_data, ops)
+                apply_file(p.path, p.post_data, ops, root=ws)
             assert observe(p.path) == p.post
         return time.perf_counter() - t0
 

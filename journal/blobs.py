@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from .errors import BlobError
-from .fileops import OS, FileOps
+from .fileops import OS, FileOps, atomic_write
 
 _HASH = re.compile(r"^(?:sha256:)?([0-9a-f]{64})$")
 
@@ -49,15 +49,7 @@ class BlobStore:
         if target.is_file():
             return "sha256:" + hexd
         self.ops.mkdir(target.parent)
-        tmp = target.with_name(hexd + ".tmp")
-        fd = self.ops.open_new(tmp)
-        try:
-            self.ops.write(fd, data)
-            self.ops.fsync(fd)
-        finally:
-            self.ops.close(fd)
-        self.ops.replace(tmp, target)
-        self.ops.fsync_dir(target.parent)
+        atomic_write(target, data, ops=self.ops)
         return "sha256:" + hexd
 
     def get(self, name: str) -> bytes:

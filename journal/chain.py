@@ -47,6 +47,8 @@ Blocks = Iterable[tuple[list[bytes], bool]]
 
 CONTINUED = "journal.continued"
 """The first record of a live journal after a rotation (:mod:`journal.segments`)."""
+SEGMENTS_DIR = "segments"
+"""Where a run's archived segments live, in its run directory."""
 HEADER_TYPES = frozenset({"run.start", CONTINUED})
 
 SUFFIX_LEN = len(H_MARK) + 64 + 2
@@ -209,6 +211,9 @@ class V1Chain:
         if rec.data.get("type") == CONTINUED and isinstance(rec.data.get("prev"), str):
             self.last_h, self.expect = rec.data["prev"], rec.lsn
             self.res.first_lsn = rec.lsn
+            why = missing_predecessor(self.res.path, rec.data)
+            if why:
+                self.res.corrupt.append(Damage(rec.line, rec.offset, why, rec.lsn))
 
     def _check(
         self, offset: int, line_no: int, line: bytes, size: int, nl: bool, hashes: Hashes
@@ -420,6 +425,23 @@ class SeedChain:
             self.last = num if self.last is None else max(self.last, num)
             if self.key == "lsn" and record.data.get("type") == "intent":
                 self.intents.add(num)
+
+
+def missing_predecessor(path: Path, rec: dict[str, Any]) -> str:
+    """Why the archived segment a ``journal.continued`` record of file ``path`` follows is not
+    there ('' when it is): without it the run's history before that record is lost, which is damage
+    (docs/journal-format.md §9)."""
+    seg = rec.get("segment")
+    name = seg.get("path") if isinstance(seg, dict) else None
+    prefix = SEGMENTS_DIR + "/"
+    if not isinstance(name, str) or not name.startswith(prefix) or "/" in name[len(prefix) :] or ".." in name:
+        return "journal.continued does not name the segment it follows (`segment.path`)"
+    run_dir = path.parent.parent if path.parent.name == SEGMENTS_DIR else path.parent
+    if (run_dir / name).is_file():
+        return ""
+    assert isinstance(seg, dict)
+    lost = f"lsn {seg.get('first_lsn')}..{seg.get('last_lsn')}"
+    return f"journal.continued follows {name}, which is missing ({lost} are lost)"
 
 
 def recognise(path: Path, rec: dict[str, Any], line: bytes, line_no: int) -> str | None:

@@ -9,7 +9,13 @@ model). Keeping the surface this small is what makes that substitution honest.
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
+
+from .errors import OutsideWorkspace
+
+TMP_MARK = ".wb-tmp"
+"""Every temp file walkback writes ends with this: ``.<name>.<16 random hex>.wb-tmp`` beside its target."""
 
 
 class FileOps:
@@ -20,8 +26,9 @@ class FileOps:
         return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def open_new(self, path: Path) -> int:
-        """Create ``path`` (truncating) for writing and return the descriptor."""
-        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        """Create ``path`` for writing and return the descriptor; ``path`` must not exist, not even as
+        a symbolic link (``O_EXCL | O_NOFOLLOW``): a name planted in advance is never written through."""
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
 
     def write(self, fd: int, data: bytes) -> None:
         """Write all of ``data`` (loops over short writes)."""
@@ -80,13 +87,57 @@ OS = FileOps()
 """The process-wide real implementation."""
 
 
-def atomic_write(path: Path, data: bytes, *, ops: FileOps = OS, tmp_suffix: str = ".wb-tmp") -> None:
+def temp_path(path: Path) -> Path:
+    """A fresh temp name beside ``path`` that nobody can predict, so nobody can plant a link there."""
+    return path.with_name(f".{path.name[:200]}.{secrets.token_hex(8)}{TMP_MARK}")
+
+
+def stale_temps(path: Path) -> list[Path]:
+    """The temp files a crash mid-write may have left beside ``path`` (regular files only; also the
+    fixed ``<name>.wb-tmp`` of earlier versions)."""
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    prefix = f".{path.name[:200]}."
+    return [
+        path.parent / n
+        for n in names
+        if (n == path.name + TMP_MARK or (n.startswith(prefix) and n.endswith(TMP_MARK)))
+        and (path.parent / n).is_file()
+        and not (path.parent / n).is_symlink()
+    ]
+
+
+def confined(root: Path, path: Path) -> Path:
+    """``path`` where a write, restore or delete of it really lands, if that stays inside ``root``.
+
+    Its directory is resolved (symbolic links followed) and must be ``root`` or below it, and
+    ``path`` itself must not be a symbolic link (a rename would replace the link; an unlink would
+    remove it): what a workspace holds never sends a write elsewhere.
+
+    Raises:
+        OutsideWorkspace: the target resolves outside ``root``, or is a symbolic link.
+    """
+    base = root.resolve()
+    parent = path.parent.resolve()
+    if parent != base and base not in parent.parents:
+        raise OutsideWorkspace(f"refused: it is in {parent}, outside the workspace {base}", path=path)
+    if path.is_symlink():
+        raise OutsideWorkspace("refused: the target is a symbolic link (not written through)", path=path)
+    return parent / path.name
+
+
+def atomic_write(path: Path, data: bytes, *, ops: FileOps = OS, root: Path | None = None) -> None:
     """Write ``data`` to ``path`` so that a crash leaves either the old or the new content.
 
-    Temp file in the same directory, write, fsync, rename over the target, fsync the directory.
-    The temp file is removed if anything before the rename fails.
+    Temp file (:func:`temp_path`, created exclusively) in the same directory, write, fsync, rename
+    over the target, fsync the directory. The temp file is removed if anything before the rename
+    fails. With ``root``, the target must stay inside it (:func:`confined`).
     """
-    tmp = path.with_name(path.name + tmp_suffix)
+    if root is not None:
+        path = confined(root, path)
+    tmp = temp_path(path)
     fd = ops.open_new(tmp)
     try:
         try:

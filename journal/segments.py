@@ -33,6 +33,7 @@ import orjson
 
 from . import failpoints
 from .chain import CONTINUED
+from .chain import SEGMENTS_DIR as SEGMENTS_DIR
 from .fileops import OS, FileOps
 from .record import FORMAT_VERSION, encode, line_hash, now_iso
 from .scanresult import Record, ScanResult
@@ -40,7 +41,6 @@ from .scanresult import Record, ScanResult
 if TYPE_CHECKING:
     from .writer import JournalWriter
 
-SEGMENTS_DIR = "segments"
 NEXT_SUFFIX = ".next"
 DEFAULT_ROTATE_BYTES = 4 << 20
 ROTATE_ENV = "WALKBACK_ROTATE_BYTES"

@@ -9,10 +9,9 @@ from __future__ import annotations
 from .base import Prepared, ToolError, prepare
 from .command import CommandResult, run_check, run_command
 from .external import ExternalResult, call_external
-from .files import TMP_SUFFIX, apply_file, new_content, observe
+from .files import apply_file, new_content, observe
 
 __all__ = [
-    "TMP_SUFFIX",
     "CommandResult",
     "ExternalResult",
     "Prepared",

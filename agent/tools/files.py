@@ -6,7 +6,9 @@ store and the post hash in the intent before touching the file, and what makes a
 post blob equal to running the tool again.
 
 The write is temp file + fsync + rename + directory fsync through :class:`journal.fileops.FileOps`
-(so the power-loss tests can record it), with a failpoint after each stage.
+(so the power-loss tests can record it), with a failpoint after each stage. The temp file gets a
+name nobody can predict and is created exclusively, and the target must stay inside the workspace
+(:func:`journal.fileops.confined`): a link planted in the repository never redirects a write.
 """
 
 from __future__ import annotations
@@ -16,13 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from walkback.journal import failpoints
-from walkback.journal.fileops import FileOps
+from walkback.journal.errors import OutsideWorkspace
+from walkback.journal.fileops import FileOps, confined, temp_path
 from walkback.journal.record import sha256_file
 
 from .base import ToolError
-
-TMP_SUFFIX = ".wb-tmp"
-"""A write in progress is ``<target>.wb-tmp`` in the target's directory (recovery removes strays)."""
 
 
 def new_content(tool: str, args: dict[str, Any], old: bytes | None) -> bytes | None:
@@ -67,8 +67,16 @@ def observe(path: Path) -> str:
     return sha256_file(path)
 
 
-def apply_file(path: Path, data: bytes | None, ops: FileOps) -> None:
-    """Make ``path`` hold ``data`` (``None``: not exist), surviving a crash at any point."""
+def apply_file(path: Path, data: bytes | None, ops: FileOps, *, root: Path) -> None:
+    """Make ``path`` hold ``data`` (``None``: not exist), surviving a crash at any point.
+
+    Raises:
+        ToolError: ``path`` resolves outside the workspace ``root`` (nothing is written).
+    """
+    try:
+        path = confined(root, path)
+    except OutsideWorkspace as e:
+        raise ToolError(e.message, path=e.path) from None
     if data is None:
         try:
             ops.unlink(path)
@@ -79,7 +87,7 @@ def apply_file(path: Path, data: bytes | None, ops: FileOps) -> None:
         failpoints.failpoint("apply.after_dir_fsync")
         return
     ops.mkdir(path.parent)
-    tmp = path.with_name(path.name + TMP_SUFFIX)
+    tmp = temp_path(path)
     fd = ops.open_new(tmp)
     try:
         ops.write(fd, data)

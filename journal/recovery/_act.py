@@ -22,6 +22,7 @@ from walkback.journal.record import sha256_file
 
 from . import _effects
 from ._dialect import Appender
+from ._images import Image
 from ._observe import Step
 
 
@@ -66,7 +67,7 @@ class Actor:
             self._rerun(step)
             return
         assert step.path is not None and step.post is not None
-        _effects.put_image(step.path, step.post, ops=self.ops)
+        self._put(step.path, step.post)
         failpoints.failpoint("recovery.after_apply")
         self._close_file(step, f"redone from {step.post.source}")
 
@@ -74,10 +75,10 @@ class Actor:
         assert step.path is not None and step.post is not None
         restored = "no pre image"
         if step.pre is not None:
-            _effects.put_image(step.path, step.pre, ops=self.ops)
+            self._put(step.path, step.pre)
             restored = f"restored from {step.pre.source}"
             failpoints.failpoint("recovery.after_restore")
-        _effects.put_image(step.path, step.post, ops=self.ops)
+        self._put(step.path, step.post)
         failpoints.failpoint("recovery.after_apply")
         self._close_file(step, f"{restored}, redone from {step.post.source}")
 
@@ -104,6 +105,10 @@ class Actor:
         step.finding.outcome = "nothing to undo"
 
     # -- helpers ------------------------------------------------------------------------------
+    def _put(self, path: Path, img: Image) -> None:
+        assert self.workspace is not None
+        _effects.put_image(path, img, root=self.workspace, ops=self.ops)
+
     def _rerun(self, step: Step) -> None:
         assert self.workspace is not None
         p = step.pending

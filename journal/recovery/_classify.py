@@ -39,6 +39,8 @@ class Observation:
     """Current hash of the target (``sha256:<hex>`` or ``absent``); None when not a file intent."""
     target_ok: bool = True
     """False when the target escapes the workspace (it is never touched then)."""
+    unreadable: str | None = None
+    """Why the target's content cannot be read as a file (a directory now, not a regular file)."""
     pre_source: str | None = None
     """Where a pre image that hashes to ``pre`` was found (None: nowhere)."""
     post_source: str | None = None
@@ -97,6 +99,8 @@ def classify(p: Pending, obs: Observation) -> Decision:
 def _file(p: Pending, obs: Observation) -> Decision:
     if not obs.target_ok:
         return Decision("in_doubt", "ask_human", "target is outside the workspace: not touched")
+    if obs.unreadable:
+        return Decision("in_doubt", "ask_human", f"target {obs.unreadable}: cannot tell; not touched")
     seen = f"target is {_short(obs.h)}"
     if obs.h is not None and obs.h == p.post:
         return Decision("applied", "commit", f"{seen} = post: the effect landed; re-verify and commit")

@@ -10,32 +10,36 @@ from pathlib import Path
 from typing import Any
 
 from walkback.journal import effects
-from walkback.journal.fileops import OS, FileOps, atomic_write
+from walkback.journal.fileops import OS, FileOps, atomic_write, confined, stale_temps
 
 from ._images import Image, resolve_target
 
 COMMAND_TIMEOUT = 600.0
 HTTP_TIMEOUT = 30.0
-TMP_SUFFIX = ".wb-tmp"
-"""The temp-file suffix of :func:`journal.fileops.atomic_write` (a crash can leave one behind)."""
 
 
-def put_image(path: Path, img: Image, *, ops: FileOps = OS) -> None:
-    """Make ``path`` hold ``img`` durably: atomic write, or unlink (and fsync the directory)."""
+def put_image(path: Path, img: Image, *, root: Path, ops: FileOps = OS) -> None:
+    """Make ``path`` hold ``img`` durably: atomic write, or unlink (and fsync the directory).
+
+    Raises:
+        OutsideWorkspace: ``path`` resolves outside the workspace ``root`` (nothing is touched).
+    """
+    path = confined(root, path)
     if img.data is None:
         if path.exists():
             ops.unlink(path)
             ops.fsync_dir(path.parent)
         return
     ops.mkdir(path.parent)
-    atomic_write(path, img.data, ops=ops, tmp_suffix=TMP_SUFFIX)
+    atomic_write(path, img.data, ops=ops, root=root)
 
 
 def drop_stale_temp(path: Path, *, ops: FileOps = OS) -> None:
-    """Remove the temp file a crash mid-write may have left beside ``path``."""
-    tmp = path.with_name(path.name + TMP_SUFFIX)
-    if tmp.is_file() and not tmp.is_symlink():
+    """Remove the temp files a crash mid-write may have left beside ``path``."""
+    stale = stale_temps(path)
+    for tmp in stale:
         ops.unlink(tmp)
+    if stale:
         ops.fsync_dir(path.parent)
 
 

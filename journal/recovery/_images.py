@@ -9,6 +9,7 @@ it hashes to the intent's ``pre``/``post``; anything else is not an image.
 from __future__ import annotations
 
 import re
+import stat
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -56,12 +57,23 @@ def resolve_target(workspace: Path, target: str) -> Path | None:
     return path
 
 
-def read_current(path: Path) -> Image:
-    """The target's content now."""
+def read_current(path: Path) -> Image | str:
+    """The target's content now, or why it has none a file intent could have left (a directory, a
+    FIFO, unreadable). Never blocks: only a regular file is opened."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return Image(None, "the current content (absent)")
+    except OSError as e:
+        return f"cannot be examined ({e.strerror})"
+    if not stat.S_ISREG(mode):
+        return "is now a directory" if stat.S_ISDIR(mode) else "is not a regular file"
     try:
         return Image(path.read_bytes(), "the current content")
     except FileNotFoundError:
         return Image(None, "the current content (absent)")
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
 
 
 class Images:

@@ -33,7 +33,9 @@ def observe(p: Pending, workspace: Path | None, images: Images | None, agent: st
             obs = Observation(target_ok=False)
         else:
             cur = read_current(step.path)
-            if cur.hash == p.post:
+            if isinstance(cur, str):
+                obs = Observation(unreadable=cur)
+            elif cur.hash == p.post:
                 obs = Observation(h=cur.hash)
             elif cur.hash == p.pre:
                 step.post = images.post(p, cur)

@@ -167,9 +167,9 @@ def test_blobs_are_written_fsynced_and_renamed_before_the_intent_naming_them(
         intents += 1
         for name in (rec["pre"], rec["post"]):
             blob = str(w.blobs.path(name))
-            tmp = blob + ".tmp"
             done = rec_ops.ops("replace", blob)
             assert done and done[0] < pos, f"blob {name} renamed into place before the intent"
+            tmp = rec_ops.log[done[0]][2]  # the temp file renamed over it
             assert any(i < done[0] for i in rec_ops.ops("fsync", tmp)), "its data fsynced before the rename"
             assert any(done[0] < i < pos for i in rec_ops.ops("fsync_dir", str(Path(blob).parent)))
             assert w.blobs.get(name)
