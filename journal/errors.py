@@ -5,13 +5,11 @@
     │   ├── UnusableJournal       not a journal at all: empty, binary, not JSON lines, unknown version
     │   ├── JournalDamaged        torn tail or corruption found where an intact journal was required
     │   ├── JournalChanged        a saved scan state no longer describes the file (rotated, truncated)
-    │   ├── JournalChanged        a saved scan state no longer describes the file (rotated, truncated)
     │   └── JournalWriteFailed    a write or fsync failed; the writer is closed for good
     ├── BlobError                 a blob is missing, malformed or does not match its hash
     ├── ImporterError
     │   └── UnknownFormat         no importer recognises the input
     ├── RecoveryError             recovery cannot proceed safely (needs a human)
-    ├── OutsideWorkspace          a write, restore or delete would land outside the workspace
     ├── OutsideWorkspace          a write, restore or delete would land outside the workspace
     ├── AgentError                the agent loop refused an action (bad planner output, policy)
     ├── ExportError               an export could not be written
@@ -60,11 +58,6 @@ class JournalChanged(JournalError):
     start (a rotation replaced it, a repair cut below the saved offset, or it was rewritten)."""
 
 
-class JournalChanged(JournalError):
-    """The file is not the one a saved :class:`~journal.reader.ScanState` describes: read it from the
-    start (a rotation replaced it, a repair cut below the saved offset, or it was rewritten)."""
-
-
 class JournalWriteFailed(JournalError):
     """A write or fsync failed. Never retried: after a failed fsync the page cache may lie."""
 
@@ -85,11 +78,6 @@ class UnknownFormat(ImporterError):
 
 class RecoveryError(WalkbackError):
     """Recovery cannot proceed without a human."""
-
-
-class OutsideWorkspace(WalkbackError):
-    """A write, restore or delete was refused: its target resolves outside the workspace (a
-    symbolic link, or a directory that is one)."""
 
 
 class OutsideWorkspace(WalkbackError):
