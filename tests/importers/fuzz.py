@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from walkback.importers import load
 from walkback.journal.errors import WalkbackError
 from walkback.timeline.views import approvals, files_summary
@@ -46,6 +45,9 @@ ODD_VALUES: tuple[Any, ...] = (
     "2026-13-45T99:99:99Z",
     float("nan"),
 )
+
+
+ODD_LINES = (b"[1,2]", b"null", b"{}", b'{"type":"user"}', b"\xff\xfe", b'"x"', b"{" * 300)
 
 
 def _odd(rng: random.Random) -> Any:

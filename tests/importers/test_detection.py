@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from walkback.importers import detect, scores
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
