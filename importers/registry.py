@@ -7,7 +7,7 @@ files. Built-ins and plugins register through the same hook (:mod:`walkback.plug
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 from walkback.journal.errors import UnknownFormat, UnusableJournal
@@ -77,7 +77,9 @@ def parts(path: str | Path) -> list[str]:
     return imp.parts(p) if isinstance(imp, MultiSession) else []
 
 
-def load_chunks(path: str | Path, *, chunk: int = CHUNK, progress: object = None) -> Iterator[Session]:
+def load_chunks(
+    path: str | Path, *, chunk: int = CHUNK, progress: object = None
+) -> Generator[Session, None, None]:
     """Detect and read ``path``, yielding the growing session after every chunk and, last, the
     complete one (a viewer shows a big session before it is read to the end)."""
     p, part = split_part(path)

@@ -9,6 +9,7 @@ back as an event, so stepping never reloads the page and back/forward still work
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
@@ -172,7 +173,7 @@ class SessionPage:
             elif tab == "recovery":
                 recovery_panel(self.session, self.entry.plan, self.store.analyzer is not None, self._pick)
 
-    def _tab(self, e: events.ValueChangeEventArguments) -> None:
+    def _tab(self, e: events.ValueChangeEventArguments[Any]) -> None:
         self._fill_tab(str(e.value))
 
     # -- moving -------------------------------------------------------------------------------

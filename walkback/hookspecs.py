@@ -18,11 +18,13 @@ hookimpl = pluggy.HookimplMarker("walkback")
 @hookspec
 def register_importers() -> list[Any]:
     """Importers to add (objects satisfying :class:`walkback.importers.Importer`)."""
+    return []
 
 
 @hookspec
 def register_exporters() -> list[Any]:
     """Exporters to add (objects satisfying :class:`walkback.exporters.Exporter`)."""
+    return []
 
 
 @hookspec

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from walkback.journal.errors import AgentError
-from walkback.journal.record import ABSENT, sha256_bytes
+from walkback.journal.record import ABSENT, FILE_TOOLS, sha256_bytes
 
-from ..actions import FILE_TOOLS, Action
+from ..actions import Action
 
 
 class ToolError(AgentError):

@@ -108,7 +108,8 @@ def _model_call(d: dict[str, Any], typ: str) -> Detail:
 
 
 def _model_result(d: dict[str, Any], typ: str) -> Detail:
-    usage = d.get("usage") if isinstance(d.get("usage"), dict) else d
+    given = d.get("usage")
+    usage: dict[str, Any] = given if isinstance(given, dict) else d
     return ModelResult(
         model=_str(d.get("model")),
         usage=Usage(

@@ -134,7 +134,8 @@ def read_journal(
         lsn = rec.lsn
         if n == 0:
             seq = res.dialect == "seq"
-            refs = shared if shared is not None and not seq else Refs(b.count, dense=not seq)
+            v1 = res.dialect == "v1"  # seed commits take no new number: no arithmetic run there
+            refs = shared if shared is not None and v1 else Refs(b.count, dense=v1)
             agent_id = str(d.get("agent") or ("main" if parent is None else f"agent-{src}"))
             agent_aid = last_aid = intern(agent_id)
             last_who = agent_id
@@ -156,11 +157,9 @@ def read_journal(
             typ = ""
         info = type_info(typ)
         kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
-        key: Any
-        if completes_seq:
-            key = lsn
-        else:
-            key = d.get("ref", _MISSING)
+        key: Any = rec.closes  # the reader's one rule of what a record completes (all dialects)
+        if key is None:
+            key = d.get("ref", _MISSING)  # a recovery record names its intent without closing it
             if key is _MISSING:
                 key = d.get("intent")
         if key.__class__ is int and refs.base <= key < refs.next:
@@ -240,8 +239,8 @@ def read_journal(
                 flags,
             )
         )
-        if completes_seq:
-            pass
+        if rec.closes == lsn:
+            pass  # a seed record that closes an intent carries the intent's number, not a new one
         elif lsn == refs.next:
             refs.next += 1
         else:

@@ -37,7 +37,7 @@ def agent_nodes(session: Session) -> list[dict[str, Any]]:
 def agent_tree(session: Session, on_pick: Callable[[int], None]) -> ui.tree:
     """Selecting an agent goes to its spawn step (or its first step for the root)."""
 
-    def pick(e: events.ValueChangeEventArguments) -> None:
+    def pick(e: events.ValueChangeEventArguments[Any]) -> None:
         agent = session.agents.get(str(e.value)) if e.value is not None else None
         if agent is None:
             return

@@ -72,12 +72,12 @@ class FilterBar:
         if values != getattr(self.query, field):
             await self._emit(self.query.with_(**{field: values}))
 
-    async def _text(self, e: events.ValueChangeEventArguments) -> None:
+    async def _text(self, e: events.ValueChangeEventArguments[Any]) -> None:
         text = str(e.value or "")[:500]
         if text != self.query.text:
             await self._emit(self.query.with_(text=text))
 
-    async def _problems(self, e: events.ValueChangeEventArguments) -> None:
+    async def _problems(self, e: events.ValueChangeEventArguments[Any]) -> None:
         if bool(e.value) != self.query.problems:
             await self._emit(self.query.with_(problems=bool(e.value)))
 

@@ -120,7 +120,7 @@ class StepList:
             "problem": bool(self.problems[i]) if i < len(self.problems) else False,
         }
 
-    def _paged(self, e: events.ValueChangeEventArguments) -> None:
+    def _paged(self, e: events.ValueChangeEventArguments[Any]) -> None:
         if isinstance(e.value, int) and e.value != self.page:
             self.show_page(e.value)
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 import orjson
 
-from walkback.journal.errors import WalkbackError
+from walkback.journal.errors import WRITE_ERRNOS, WRITE_FAILED, WalkbackError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +36,8 @@ class CommandError(click.ClickException):
 
 
 def handle_errors(fn: F) -> F:
-    """Turn expected failures into one ``Error: file:line: what`` line and the documented exit code."""
+    """Turn expected failures into one ``Error: file:line: what`` line and the documented exit code
+    (a failed write, whatever the file: 4)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -44,7 +45,12 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except WalkbackError as e:
             raise CommandError(safe(e), e.exit_code) from None
-        except (OSError, MemoryError, RecursionError) as e:
+        except OSError as e:
+            if e.errno in WRITE_ERRNOS:  # the disk refused a write: name the file, one documented code
+                where = f"{e.filename}: " if e.filename else ""
+                raise CommandError(safe(f"{where}cannot write: {e.strerror}"), WRITE_FAILED) from None
+            raise CommandError(safe(f"{type(e).__name__}: {e}"), 2) from None
+        except (MemoryError, RecursionError) as e:
             raise CommandError(safe(f"{type(e).__name__}: {e}"), 2) from None
 
     return wrapper  # type: ignore[return-value]
@@ -56,7 +62,7 @@ def emit_json(data: Any) -> None:
 
 
 def json_option(fn: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")(fn)  # type: ignore[return-value]
+    return click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")(fn)
 
 
 def progress_printer(label: str) -> Callable[[int], None] | None:
