@@ -12,8 +12,10 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from walkback.journal.errors import AgentError
+from walkback.journal.errors import WRITE_ERRNOS, AgentError, WriteFailed
 
+DISK_REFUSED = tuple(os.strerror(code) for code in WRITE_ERRNOS)
+"""What git prints when the disk refuses a write ("No space left on device", ...)."""
 DURABLE = ("-c", "core.fsync=all", "-c", "core.fsyncMethod=fsync")
 IDENTITY = ("-c", "user.name=walkback", "-c", "user.email=agent@walkback.invalid")
 
@@ -30,7 +32,11 @@ def git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
         check=False,
     )
     if p.returncode != 0:
-        raise AgentError(f"git {' '.join(args[:3])} failed: {p.stderr.strip()[:300]}", path=cwd)
+        what = f"git {' '.join(args[:3])} failed"
+        full = [line for line in p.stderr.splitlines() if any(m in line for m in DISK_REFUSED)]
+        if full:
+            raise WriteFailed(f"{what}: {full[-1].strip()[:300]}", path=cwd)
+        raise AgentError(f"{what}: {p.stderr.strip()[:300]}", path=cwd)
     return p.stdout.strip()
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from walkback.journal.errors import AgentError
+from walkback.journal.fileops import naming
 
 from .actions import check_path
 from .gitutil import git
@@ -150,8 +151,12 @@ def make_workspace(task: Task, dest: Path) -> str:
         for n in numbers:
             rel = check_path(spec["path"].replace("{n}", n), f"{task.path}: setup.files[{i}]")
             target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(spec["content"].replace("{n}", n) if n else spec["content"], encoding="utf-8")
+            text = spec["content"].replace("{n}", n) if n else spec["content"]
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+            except OSError as e:
+                raise naming(e, target) from None
     git(dest, "init", "-q", "-b", "main")
     git(dest, "add", "-A")
     git(dest, "commit", "-q", "-m", f"scratch repository for: {task.title}")

@@ -5,12 +5,13 @@
     │   ├── UnusableJournal       not a journal at all: empty, binary, not JSON lines, unknown version
     │   ├── JournalDamaged        torn tail or corruption found where an intact journal was required
     │   ├── JournalChanged        a saved scan state no longer describes the file (rotated, truncated)
-    │   └── JournalWriteFailed    a write or fsync failed; the writer is closed for good
+    │   └── JournalWriteFailed    a write or fsync failed; the writer is closed for good (also a WriteFailed)
     ├── BlobError                 a blob is missing, malformed or does not match its hash
     ├── ImporterError
     │   └── UnknownFormat         no importer recognises the input
     ├── RecoveryError             recovery cannot proceed safely (needs a human)
     ├── OutsideWorkspace          a write, restore or delete would land outside the workspace
+    ├── WriteFailed               a file could not be written (disk full, quota, read-only): exit 4
     ├── AgentError                the agent loop refused an action (bad planner output, policy)
     ├── ExportError               an export could not be written
     └── SignatureError            a bundle does not verify
@@ -18,6 +19,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -58,8 +60,22 @@ class JournalChanged(JournalError):
     start (a rotation replaced it, a repair cut below the saved offset, or it was rewritten)."""
 
 
-class JournalWriteFailed(JournalError):
+class WriteFailed(WalkbackError):
+    """A file could not be written: the disk is full, over quota, read-only or failing.
+
+    Exit code 4, the one code of every failed write whatever the file; the message names it."""
+
+    exit_code = 4
+
+
+class JournalWriteFailed(JournalError, WriteFailed):
     """A write or fsync failed. Never retried: after a failed fsync the page cache may lie."""
+
+
+WRITE_FAILED = WriteFailed.exit_code
+"""The exit code of a failed write, also for an ``OSError`` of :data:`WRITE_ERRNOS` (CLI)."""
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+"""What a disk that refuses a write says."""
 
 
 class BlobError(WalkbackError):

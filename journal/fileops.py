@@ -87,6 +87,14 @@ OS = FileOps()
 """The process-wide real implementation."""
 
 
+def naming(e: OSError, path: Path) -> OSError:
+    """``e`` with ``path`` as its file name when it has none (a write or fsync on a descriptor
+    raises without one), so that the one line a failed command prints names the file."""
+    if e.filename is None:
+        e.filename = str(path)
+    return e
+
+
 def temp_path(path: Path) -> Path:
     """A fresh temp name beside ``path`` that nobody can predict, so nobody can plant a link there."""
     return path.with_name(f".{path.name[:200]}.{secrets.token_hex(8)}{TMP_MARK}")
@@ -138,16 +146,18 @@ def atomic_write(path: Path, data: bytes, *, ops: FileOps = OS, root: Path | Non
     if root is not None:
         path = confined(root, path)
     tmp = temp_path(path)
-    fd = ops.open_new(tmp)
     try:
+        fd = ops.open_new(tmp)
         try:
             ops.write(fd, data)
             ops.fsync(fd)
         finally:
             ops.close(fd)
         ops.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if tmp.exists():
             tmp.unlink()
+        if isinstance(e, OSError):
+            raise naming(e, path) from None
         raise
     ops.fsync_dir(path.parent)

@@ -57,7 +57,7 @@ ANCHOR = 4096
 """Bytes before a saved scan's end that a resume checks are still the same."""
 _KINDS = {
     stat.S_IFDIR: "a directory",
-    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFIFO: "a FIFO",
     stat.S_IFSOCK: "a socket",
     stat.S_IFCHR: "a character device",
     stat.S_IFBLK: "a block device",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import failpoints
 from .errors import JournalDamaged
-from .fileops import OS, FileOps
+from .fileops import OS, FileOps, naming
 from .reader import ScanResult, scan
 from .record import line_hash
 from .writer import JournalWriter, journal_path
@@ -78,11 +78,15 @@ def repair(path: str | Path, *, ops: FileOps = OS) -> RepairReport:
     stamp = int(time.time())
     while (broken := path.with_name(f"{path.name}.broken-{result.last_lsn}-{stamp}")).exists():
         stamp += 1  # never overwrite the copy an earlier, interrupted repair kept
-    shutil.copyfile(path, broken)
-    fd = ops.open_append(broken)
-    ops.fsync(fd)
-    ops.close(fd)
-    ops.fsync_dir(path.parent)
+    try:
+        shutil.copyfile(path, broken)
+        fd = ops.open_append(broken)
+        ops.fsync(fd)
+        ops.close(fd)
+        ops.fsync_dir(path.parent)
+    except OSError as e:
+        broken.unlink(missing_ok=True)  # a partial copy is no copy; the journal is untouched
+        raise naming(e, broken) from None
     failpoints.failpoint("repair.after_copy")
     ops.truncate(path, result.valid_end)
     fd = ops.open_append(path)

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from .errors import JournalError
+from .fileops import naming
 
 LOCK_NAME = "lock"
 
@@ -32,8 +33,12 @@ class RunLock:
             raise JournalError(
                 "another process is writing this run (its lock is held)", path=self.path
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as e:
+            os.close(fd)
+            raise naming(e, self.path) from None
         self._fd = fd
         return self
 

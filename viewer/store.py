@@ -132,21 +132,36 @@ def entry_id(path: Path) -> str:
     return hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
 
 
-def discover(paths: list[Path], detect: Callable[[Path], Any]) -> list[Path]:
+def discover(paths: list[Path], detect: Callable[[Path], Any], *, depth: int = 3) -> list[Path]:
     """Expand folders of runs into their sessions; keep files and run dirs as given.
 
     A folder that is itself a session (a run dir) stays one session; any other folder contributes
-    each child that ``detect`` accepts (run dirs, journal files, logs). Subagent dirs are never
-    listed on their own: they belong to their parent's session.
+    each child that ``detect`` accepts (run dirs, journal files, logs), and the sessions of its
+    sub-folders down to ``depth`` levels (``walkback demo --dir D`` leaves its run in
+    ``D/runs/demo``). Subagent dirs are never listed on their own: they belong to their parent's
+    session; hidden folders, a run's own parts and git working trees (runs never live in one) are
+    not searched.
     """
+
+    def below(folder: Path, levels: int) -> list[Path]:
+        found: list[Path] = []
+        try:
+            children = sorted(folder.iterdir())
+        except OSError:
+            return found
+        for child in children:
+            if child.name.startswith(".") or child.name in ("agents", "blobs", "segments"):
+                continue
+            if _accepts(detect, child):
+                found.append(child)
+            elif levels > 1 and child.is_dir() and not child.is_symlink() and not (child / ".git").exists():
+                found += below(child, levels - 1)
+        return found
+
     out: list[Path] = []
     for p in paths:
         if p.is_dir() and not _accepts(detect, p):
-            for child in sorted(p.iterdir()):
-                if child.name.startswith(".") or child.name == "agents":
-                    continue
-                if _accepts(detect, child):
-                    out.append(child)
+            out += below(p, depth)
         else:
             out.append(p)
     seen: set[Path] = set()

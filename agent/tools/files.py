@@ -19,7 +19,7 @@ from typing import Any
 
 from walkback.journal import failpoints
 from walkback.journal.errors import OutsideWorkspace
-from walkback.journal.fileops import FileOps, confined, temp_path
+from walkback.journal.fileops import FileOps, confined, naming, temp_path
 from walkback.journal.record import sha256_file
 
 from .base import ToolError
@@ -93,8 +93,11 @@ def apply_file(path: Path, data: bytes | None, ops: FileOps, *, root: Path) -> N
         ops.write(fd, data)
         failpoints.failpoint("apply.after_tmp_write")
         ops.fsync(fd)
-    finally:
+    except OSError as e:
         ops.close(fd)
+        ops.unlink(tmp)
+        raise naming(e, path) from None
+    ops.close(fd)
     failpoints.failpoint("apply.after_tmp_fsync")
     ops.replace(tmp, path)
     failpoints.failpoint("apply.after_rename")

@@ -10,6 +10,7 @@ from pathlib import Path
 from walkback.journal.blobs import BlobStore
 from walkback.journal.errors import RecoveryError, UnusableJournal
 from walkback.journal.fileops import OS, FileOps
+from walkback.journal.reader import open_journal
 from walkback.journal.repair import repair
 from walkback.journal.runlock import LOCK_NAME, RunLock, lock_is_held
 from walkback.journal.writer import JOURNAL_NAME, JournalWriter, journal_path
@@ -54,8 +55,9 @@ def recover(
         RecoveryError: the run is live, or the workspace is missing.
     """
     jpath = journal_path(Path(path))
-    if not jpath.is_file():
+    if not jpath.exists():
         raise UnusableJournal("no such journal (expected a run directory or a journal file)", path=jpath)
+    open_journal(jpath).close()  # refuses a FIFO, a device or a directory at once
     explicit = Path(workspace) if workspace is not None else None
     return _Recovery(apply, ops).run(jpath, explicit, None, top=True)
 

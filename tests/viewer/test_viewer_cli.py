@@ -79,7 +79,9 @@ def test_folder_without_sessions_is_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello\n")
     r = CliRunner().invoke(cli, ["view", str(tmp_path), "--no-open"])
     assert r.exit_code == 2 and "Traceback" not in r.output
-    assert r.output.startswith(f"Error: {tmp_path}: no journal or known agent log found here")
+    shown = CliRunner().invoke(cli, ["show", str(tmp_path)])
+    assert (r.exit_code, r.output) == (shown.exit_code, shown.output)  # the same line as `show`
+    assert r.output.startswith(f"Error: {tmp_path}: no journal or known agent log in this directory")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("webview") is not None, reason="pywebview is installed here")

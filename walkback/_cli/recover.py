@@ -17,8 +17,8 @@ NEEDS_HUMAN = 3
 def _journal(run: str) -> Path:
     """A journal file or run directory as given, else a run id under the runs root."""
     p = Path(run)
-    if p.is_file() or p.is_dir():
-        return p
+    if p.exists() or p.is_symlink():
+        return p  # whatever it is: recovery says what is wrong with it
     from walkback.agent.runs import find_run
 
     return find_run(run)

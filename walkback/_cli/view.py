@@ -29,13 +29,16 @@ from .common import handle_errors
 def view(
     paths: tuple[Path, ...], host: str, port: int, no_open: bool, native: bool, workspace: Path | None
 ) -> None:
-    """Replay journals, run dirs, or a folder of runs step by step in the browser."""
+    """Replay journals, run dirs, or a folder of runs step by step in the browser.
+
+    Input that is not a session fails at once, with the line and exit code ``walkback show`` gives.
+    """
     from walkback.journal.recovery import analyze
     from walkback.viewer.app import serve
     from walkback.viewer.security import needs_token, new_token
 
     serve(
-        list(paths),
+        usable(paths),
         host=host,
         port=port,
         open=not no_open,
@@ -45,3 +48,31 @@ def view(
         analyzer=analyze,
         announce=lambda url: click.echo(f"walkback viewer: {url}  (Ctrl+C to stop)", err=True),
     )
+
+
+def usable(paths: tuple[Path, ...]) -> list[Path]:
+    """The sessions ``paths`` hold, checked before any server starts.
+
+    A file or run directory given by name is read up to its first chunk, so what ``walkback show``
+    would refuse (not a session, an unknown version, a FIFO) is refused here with the same line; a
+    folder of runs must hold at least one (found below it too, see ``viewer.store.discover``).
+
+    Raises:
+        WalkbackError: as ``walkback show`` on the same input.
+    """
+    from walkback.importers import detect, load_chunks
+    from walkback.viewer.store import discover
+
+    out: list[Path] = []
+    for p in paths:
+        found = discover([p], detect)
+        if found == [p]:
+            chunks = load_chunks(p)
+            try:
+                next(chunks)
+            finally:
+                chunks.close()
+        elif not found:
+            detect(p)  # raises what `show` says about this folder
+        out += found
+    return out
