@@ -215,9 +215,9 @@ def read_window(path: Path) -> Window:
             line=line_number(path, d.offset),
         )
     header = res.header if found is None and res.header is not None else read_header(path)
-    lost = missing_predecessor(path, header) if header.get("type") == CONTINUED else ""
-    if lost:  # a full scan reports it as corruption at line 1; a tail read must not miss it
-        raise JournalDamaged(f"{lost}; recovery needs the run's history: a human decides", path=path, line=1)
+    gone = missing_predecessor(path, header) if header.get("type") == CONTINUED else ""
+    if gone:  # a full scan reports it as corruption at line 1; a tail read must not miss it
+        raise JournalDamaged(f"{gone}; recovery needs the run's history: a human decides", path=path, line=1)
     win = Window(path, res.dialect, header, res, fold.start_lsn if found is not None else None)
     win.checkpoint = fold.checkpoint
     win.decisions = fold.decisions

@@ -126,11 +126,6 @@ def test_check_and_recover_read_the_seed_journal_as_the_seed_means_it(tmp_path: 
     assert dry.returncode == 3  # torn, and no image to restore it from: a human decides
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="show reads through the importer, which pairs commits with intents by `ref` only; it is to "
-    "consume Record.closes (the lead's SessionBuilder work)",
-)
 def test_show_agrees_with_check_and_recover_on_the_seed_journal(tmp_path: Path) -> None:
     journal, _ = seed_rename(tmp_path)
     shown = json.loads(walkback("show", "--json", journal).stdout)
