@@ -32,9 +32,9 @@ import orjson
 from . import hashcheck
 from .chain import Blocks, Hashes, SeedChain, V1Chain, recognise
 from .errors import JournalChanged, JournalError, UnusableJournal
+from .paths import journal_path
 from .record import line_hash
 from .scanresult import Damage, Record, ScanResult, is_seq_result, parse_line
-from .writer import journal_path
 
 __all__ = [
     "Damage",

@@ -35,6 +35,7 @@ from . import failpoints
 from .chain import CONTINUED
 from .chain import SEGMENTS_DIR as SEGMENTS_DIR
 from .fileops import OS, FileOps
+from .paths import JOURNAL_NAME, journal_path
 from .record import FORMAT_VERSION, encode, line_hash, now_iso
 from .scanresult import Record, ScanResult
 
@@ -93,8 +94,6 @@ def archived(live: Path) -> list[Segment]:
     A segment that is still another name of the live file (a rotation interrupted before its
     rename) is not archived yet and is left out.
     """
-    from .writer import JOURNAL_NAME
-
     if live.name != JOURNAL_NAME:
         return []
     return [s for s in list_segments(live.parent) if not _same(s.path, live)]
@@ -273,7 +272,6 @@ def scan_run(path: Path, *, on_record: OnRecord | None = None) -> RunScan:
     when it is None). Raises what :class:`~journal.reader.Scanner` raises for an unusable file.
     """
     from .reader import Scanner
-    from .writer import journal_path
 
     live = journal_path(path)
     segs = archived(live)

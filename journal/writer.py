@@ -24,21 +24,16 @@ from . import failpoints
 from .blobs import BlobStore
 from .errors import JournalDamaged, JournalError, JournalWriteFailed
 from .fileops import OS, FileOps
+from .paths import JOURNAL_NAME as JOURNAL_NAME
+from .paths import journal_path as journal_path
 from .record import FORMAT_VERSION, SYNC_TYPES, ZERO_HASH, encode, now_iso
 
 if TYPE_CHECKING:
     from .scanresult import ScanResult
 
-JOURNAL_NAME = "journal.jsonl"
 PRODUCER = {"name": "walkback", "version": "0.1.0"}
 RESERVED = frozenset({"v", "lsn", "seq", "run", "prev", "h"})
 """Envelope fields the writer sets itself; a caller passing one would break the record."""
-
-
-def journal_path(path: str | Path) -> Path:
-    """Accept a run directory or a journal file and return the journal file's path."""
-    p = Path(path)
-    return p / JOURNAL_NAME if p.is_dir() else p
 
 
 class JournalWriter:
@@ -129,7 +124,7 @@ class JournalWriter:
 
         A rotation a crash interrupted is finished (or undone) first; the caller holds the run lock.
         """
-        from .reader import scan  # the reader imports journal_path from here: import it late
+        from .reader import scan
         from .segments import finish_rotation
 
         path = journal_path(path)

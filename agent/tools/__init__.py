@@ -6,10 +6,10 @@ for file tools); ``apply`` performs the effect; the harness verifies and journal
 
 from __future__ import annotations
 
-from .base import Prepared, ToolError, prepare
+from .base import Prepared, ToolError
 from .command import CommandResult, run_check, run_command
 from .external import ExternalResult, call_external
-from .files import apply_file, new_content, observe
+from .files import apply_file, new_content, observe, prepare
 
 __all__ = [
     "CommandResult",

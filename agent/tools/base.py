@@ -1,4 +1,4 @@
-"""What a tool knows before it acts: target, pre/post hashes and images."""
+"""What a tool knows before it acts (target, pre/post hashes and images), and what it may touch."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from walkback.journal.errors import AgentError
-from walkback.journal.record import ABSENT, FILE_TOOLS, sha256_bytes
 
 from ..actions import Action
 
@@ -36,17 +35,3 @@ def resolve(workspace: Path, rel: str) -> Path:
     if p != root and root not in p.parents:
         raise ToolError(f"{rel!r} resolves outside the workspace", path=workspace)
     return p
-
-
-def prepare(action: Action, workspace: Path) -> Prepared:
-    """Compute pre/post (file tools) before anything is written."""
-    from .files import new_content, read
-
-    if action.tool not in FILE_TOOLS:
-        return Prepared(action, None, None, None, None, None)
-    path = resolve(workspace, action.args["path"])
-    old = read(path)
-    new = new_content(action.tool, action.args, old)
-    pre = sha256_bytes(old) if old is not None else ABSENT
-    post = sha256_bytes(new) if new is not None else ABSENT
-    return Prepared(action, path, pre, post, old, new)

@@ -20,9 +20,10 @@ from typing import Any
 from walkback.journal import failpoints
 from walkback.journal.errors import OutsideWorkspace
 from walkback.journal.fileops import FileOps, confined, naming, temp_path
-from walkback.journal.record import sha256_file
+from walkback.journal.record import ABSENT, sha256_bytes, sha256_file
 
-from .base import ToolError
+from ..actions import FILE_TOOLS, Action
+from .base import Prepared, ToolError, resolve
 
 
 def new_content(tool: str, args: dict[str, Any], old: bytes | None) -> bytes | None:
@@ -103,3 +104,15 @@ def apply_file(path: Path, data: bytes | None, ops: FileOps, *, root: Path) -> N
     failpoints.failpoint("apply.after_rename")
     ops.fsync_dir(path.parent)
     failpoints.failpoint("apply.after_dir_fsync")
+
+
+def prepare(action: Action, workspace: Path) -> Prepared:
+    """Compute pre/post (file tools) before anything is written."""
+    if action.tool not in FILE_TOOLS:
+        return Prepared(action, None, None, None, None, None)
+    path = resolve(workspace, action.args["path"])
+    old = read(path)
+    new = new_content(action.tool, action.args, old)
+    pre = sha256_bytes(old) if old is not None else ABSENT
+    post = sha256_bytes(new) if new is not None else ABSENT
+    return Prepared(action, path, pre, post, old, new)
