@@ -143,3 +143,71 @@ def json_lines(path: Path, b: SessionBuilder, src: int) -> Iterator[tuple[int, i
             )
             continue
         yield offset, line_no, len(raw), rec
+
+
+# -- helpers the agent-log importers share (Codex, Gemini CLI, discovery) --------------------------
+TEXT_LIMIT = 100_000
+"""Characters of a free-text field kept in a detail (the raw record has all of it)."""
+FIRST_LINE_LIMIT = 1 << 20
+"""Bytes of a file's first line read for its header (a Codex session_meta carries long instructions)."""
+
+
+def text(value: object) -> str:
+    """A field as display text: a string cut to :data:`TEXT_LIMIT`, anything else as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value[:TEXT_LIMIT]
+    return orjson.dumps(value, default=str).decode()[:TEXT_LIMIT]
+
+
+def string(value: object) -> str:
+    """A field that should be a string, or ``""`` (logs are written by models and may hold anything)."""
+    return value if isinstance(value, str) else ""
+
+
+def integer(value: object) -> int | None:
+    """A field that should be an integer (never a bool), or None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def mapping(value: object) -> dict:  # type: ignore[type-arg]
+    """A field that should be a JSON object, or an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def embedded_json(value: object) -> object:
+    """The value of a field some writers store as a JSON string (Codex arguments, Gemini args)."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def relative(path: str, root: str) -> str:
+    """``path`` relative to the workspace ``root`` when it lies inside it (as the contract names files)."""
+    root = root.rstrip("/")
+    if root and path.startswith(root + "/"):
+        return path[len(root) + 1 :]
+    return path
+
+
+def first_record(path: Path, limit: int = FIRST_LINE_LIMIT) -> dict | None:  # type: ignore[type-arg]
+    """The JSON object on a file's first line (None if it is not one, or the file is unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            line = f.readline(limit)
+    except OSError:
+        return None
+    return first_line_record(line)
+
+
+def first_line_record(data: bytes) -> dict | None:  # type: ignore[type-arg]
+    """The JSON object on the first line of ``data`` (a file's head), or None."""
+    try:
+        rec = orjson.loads(data.removeprefix(BOM).split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        return None
+    return rec if isinstance(rec, dict) else None

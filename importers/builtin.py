@@ -6,9 +6,9 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import walkback_journal
+from . import codex, walkback_journal
 
 
 @hookimpl
 def register_importers() -> list[Any]:
-    return [walkback_journal.IMPORTER]
+    return [walkback_journal.IMPORTER, codex.IMPORTER]
