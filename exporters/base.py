@@ -32,6 +32,8 @@ class Option:
     flag: bool = False
     """A switch without a value."""
     metavar: str = "VALUE"
+    unset: str = ""
+    """What the CLI warns (on stderr) when the option is not given (``unsigned: no --key``)."""
 
 
 @runtime_checkable
@@ -49,6 +51,17 @@ class Exporter(Protocol):
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
         """Write ``session`` to ``out`` (atomically) and return the path written."""
+        ...
+
+
+@runtime_checkable
+class SourceExporter(Protocol):
+    """An exporter that works from the source files rather than the timeline (the signed bundle):
+    ``walkback export`` hands it the path as given, so it knows the address (``file#part``) to
+    re-import."""
+
+    def export_source(self, path: Path, out: Path, **options: Any) -> Path:
+        """Write the session at ``path`` to ``out`` (atomically) and return the path written."""
         ...
 
 

@@ -6,9 +6,17 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import journal
+from . import bundle, journal
 
 
 @hookimpl
 def register_exporters() -> list[Any]:
-    return [journal.EXPORTER]
+    return [journal.EXPORTER, bundle.EXPORTER]
+
+
+@hookimpl
+def register_importers() -> list[Any]:
+    """A bundle opens like any session; its importer lives here because it verifies first."""
+    from .bundle import importer
+
+    return [importer.IMPORTER]

@@ -15,6 +15,7 @@
     ├── AgentError                the agent loop refused an action (bad planner output, policy)
     ├── ExportError               an export could not be written
     └── SignatureError            a bundle does not verify
+        └── UnusableBundle        not a bundle, or a key or trust file that cannot be used: exit 2
 """
 
 from __future__ import annotations
@@ -111,3 +112,9 @@ class ExportError(WalkbackError):
 
 class SignatureError(WalkbackError):
     """A bundle's signature, digests, chain or Merkle root do not verify (exit code 1)."""
+
+
+class UnusableBundle(SignatureError):
+    """Not a walkback bundle at all, or a key or trust file that cannot be used (exit code 2)."""
+
+    exit_code = 2

@@ -137,6 +137,10 @@ class Session:
         self.header: dict[str, Any] = {}
         """The source's own header record or session metadata."""
         self.integrity = IntegrityReport()
+        self.verification: Any = None
+        """For a session opened from a signed bundle: what verifying it found
+        (``walkback.exporters.bundle.verify.Verification``: checks, signer, where damage starts,
+        redacted lines); None for any other source."""
         self.last_committed_lsn: int | None = None
         self.recovery_findings: list[RecoveryFinding] = []
         self.brief = ""

@@ -1,0 +1,56 @@
+"""Signed bundles: a session's source files and a signed account of them, in one JSON file.
+
+``walkback export bundle`` writes one (:mod:`.sign`), ``walkback verify`` checks one offline
+(:mod:`.verify`), and a bundle opens like any other session (:mod:`.importer`). The format and the
+verification procedure are in ``docs/bundle.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from walkback.exporters.base import Option
+from walkback.timeline.session import Session
+
+from .keys import load_private
+from .redact import parse_rule
+
+__all__ = ["EXPORTER", "BundleExporter"]
+
+
+class BundleExporter:
+    """``walkback export bundle``: a DSSE-signed in-toto statement over the session's source files."""
+
+    name = "bundle"
+    suffix = ".json"
+    extra = None
+    options: tuple[Option, ...] = (
+        Option("key", "Ed25519 private key to sign with (OpenSSH or PKCS#8 PEM; `walkback keygen` makes one).",
+               metavar="KEY", unset="unsigned: no --key given; `walkback verify` will report it as unsigned"),
+        Option("redact", "Hide content, still verifiable: a field path (args.content), re:REGEX, or agent:ID.",
+               multiple=True, metavar="RULE"),
+    )
+
+    def export(self, session: Session, out: Path, **options: Any) -> Path:
+        return self._write(session, out, None, None, options)
+
+    def export_source(self, path: Path, out: Path, **options: Any) -> Path:
+        """Bundle the session at ``path``: the address given (a run directory, ``file#part``) is what
+        ``verify`` imports again."""
+        from walkback.importers import load
+        from walkback.importers.registry import split_part
+
+        file, part = split_part(path)
+        return self._write(load(path), out, file, part, options)
+
+    def _write(self, session: Session, out: Path, entry: Path | None, part: str | None,
+               options: dict[str, Any]) -> Path:
+        from .sign import write_bundle
+
+        key = load_private(Path(options["key"])) if options.get("key") else None
+        rules = [parse_rule(r) for r in options.get("redact") or ()]
+        return write_bundle(session, Path(out), entry=entry, part=part, key=key, rules=rules)
+
+
+EXPORTER = BundleExporter()

@@ -1,0 +1,162 @@
+"""Making a bundle: snapshot the sources, redact, re-import, then hash, sign and write in one pass.
+
+The sources are first copied into a private folder (redacted on the way when rules are given),
+and the predicate is derived by importing that copy: what is signed is exactly what is carried,
+even when the journal is still being appended to or the rules changed some lines. The copy is
+then streamed into the bundle: each block is hashed (subject digest), split into Merkle leaves
+and base64-encoded straight into the output file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from walkback.exporters.base import atomic_output
+from walkback.journal.errors import ExportError
+from walkback.timeline.kinds import PLACEHOLDER
+from walkback.timeline.session import Session
+
+from . import container, merkle
+from .dsse import PAYLOAD_TYPE, b64encode, sign
+from .keys import openssh_line
+from .redact import MARK, Rule
+from .redact import redact_line as _redact_line
+from .statement import facts, statement
+
+
+def layout(files: list[Path], entry: Path | None = None) -> tuple[Path, dict[Path, str]]:
+    """The folder the sources share and each file's name in the bundle (a relative POSIX path)."""
+    resolved = [f.resolve() for f in files]
+    anchors = [p.parent for p in resolved] + ([entry.resolve()] if entry is not None and entry.is_dir() else [])
+    root = Path(os.path.commonpath(anchors)) if anchors else Path(".")
+    return root, {p: p.relative_to(root).as_posix() for p in resolved}
+
+
+def write_bundle(
+    session: Session,
+    out: Path,
+    *,
+    entry: Path | None = None,
+    part: str | None = None,
+    key: Ed25519PrivateKey | None = None,
+    rules: list[Rule] = (),  # type: ignore[assignment]
+) -> Path:
+    """Write the bundle of ``session`` (read from ``entry``, default its first file) to ``out``.
+
+    Raises:
+        ExportError: the session has no files, or a redaction would change which files it reads.
+    """
+    from walkback import __version__
+    from walkback.importers import load
+
+    files = session.files()
+    if not files:
+        raise ExportError("the session was not read from files; nothing to bundle")
+    root, names = layout(files, entry)
+    start = entry.resolve() if entry is not None else files[0].resolve()
+    entry_name = start.relative_to(root).as_posix() if start != root else "."
+    with tempfile.TemporaryDirectory(prefix="walkback-bundle-") as tmp:
+        snap = Path(tmp)
+        redactions = _snapshot(session, names, snap, list(rules))
+        copy = load(str(snap / entry_name) + (f"#{part}" if part else ""))
+        read = {p.resolve().relative_to(snap.resolve()).as_posix() for p in copy.files()}
+        if read != set(names.values()):
+            lost = sorted(set(names.values()) - read)
+            raise ExportError(f"after redaction the session no longer reads {', '.join(lost)}; "
+                              "redact fewer fields of the records that name them", path=files[0])
+        derived = facts(copy, {(snap / n).resolve(): n for n in names.values()})
+        ordered = [(n, snap / n) for n in names.values()]
+
+        def envelope(carried: list[container.Carried]) -> dict[str, Any]:
+            by_line = {(r["source"], r["line"]): bytes.fromhex(r["leaf"]) for r in redactions}
+            hashes = b"".join(patched(c, by_line) for c in carried)
+            head, size, blocks = merkle.tree(hashes)
+            payload = orjson.dumps(statement(
+                carried,
+                facts=derived,
+                entry=entry_name,
+                part=part,
+                merkle=merkle_claim(head, len(hashes) // merkle.HASH, size, blocks),
+                heads=[chain_head(c.leaves.last) for c in carried],
+                redactions=redactions,
+                version=__version__,
+            ))
+            env: dict[str, Any] = {"payloadType": PAYLOAD_TYPE, "payload": b64encode(payload), "signatures": []}
+            if key is not None:
+                env["signatures"] = [sign(key, PAYLOAD_TYPE, payload)]
+                env["signer"] = {"publicKey": openssh_line(key.public_key())}
+            return env
+
+        with atomic_output(out) as f:
+            container.write(f, ordered, envelope)
+    return out
+
+
+def merkle_claim(head: bytes, size: int, block: int, blocks: list[bytes]) -> dict[str, Any]:
+    return {"alg": "rfc6962-sha256", "leaf": "sha256(0x00 || line)", "treeSize": size, "root": head.hex(),
+            "blockSize": block, "blocks": [b.hex() for b in blocks]}
+
+
+def patched(item: container.Carried, redacted: dict[tuple[str, int], bytes]) -> bytes:
+    """``item``'s leaf hashes with each redacted line's original leaf in place of its own."""
+    hashes = item.leaves.hashes
+    for (name, line), leaf in redacted.items():
+        if name == item.name and 1 <= line <= item.leaves.count:
+            hashes[(line - 1) * merkle.HASH : line * merkle.HASH] = leaf
+    return bytes(hashes)
+
+
+def chain_head(last: bytes) -> str | None:
+    """The ``h`` of a v1 record (the hash chain's head when it is the file's last record)."""
+    try:
+        rec = orjson.loads(last) if last else None
+    except orjson.JSONDecodeError:
+        return None
+    h = rec.get("h") if isinstance(rec, dict) else None
+    return h if isinstance(h, str) else None
+
+
+def _snapshot(session: Session, names: dict[Path, str], into: Path, rules: list[Rule]) -> list[dict[str, Any]]:
+    """Copy every source under ``into`` by its bundle name, redacting by ``rules``; the redactions."""
+    owners = _agent_lines(session, {r.agent for r in rules if r.kind == "agent"})
+    line_based = {s.path.resolve() for s in session.sources if s.byte_addressed}
+    redactions: list[dict[str, Any]] = []
+    for path, name in names.items():
+        dest = into / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if not rules:
+            shutil.copyfile(path, dest)
+            continue
+        if path not in line_based:
+            raise ExportError("redaction works on line-based sources (JSON lines, text); this one is a "
+                              "JSON document or an archive", path=path)
+        with open(path, "rb") as src, open(dest, "wb") as dst:
+            for n, raw in enumerate(src, 1):
+                line = raw[:-1] if raw.endswith(b"\n") else raw
+                leaf = merkle.leaves([line])
+                new, hits = _redact_line(line, rules, MARK.format(leaf.hex()), owners.get((path, n)))
+                if hits:
+                    redactions.append({"source": name, "line": n, "leaf": leaf.hex(), "rules": hits})
+                dst.write(new + raw[len(line) :])
+    return redactions
+
+
+def _agent_lines(session: Session, agents: set[str]) -> dict[tuple[Path, int], str]:
+    """``(file, line) -> agent`` for the events of ``agents`` (what an ``agent:`` rule hides)."""
+    if not agents:
+        return {}
+    t = session.table
+    ids = {t.pool.find(a): a for a in agents}
+    out: dict[tuple[Path, int], str] = {}
+    paths = [s.path.resolve() for s in session.sources]
+    for i in range(len(t)):
+        a = ids.get(t.agent[i])
+        if a is not None and t.line[i] and not t.flags[i] & PLACEHOLDER:
+            out[(paths[t.src[i]], t.line[i])] = a
+    return out
