@@ -14,8 +14,8 @@ from pathlib import Path
 
 from walkback.journal.errors import WRITE_ERRNOS, AgentError, WriteFailed
 
-DISK_REFUSED = tuple(os.strerror(code) for code in WRITE_ERRNOS)
-"""What git prints when the disk refuses a write ("No space left on device", ...)."""
+DISK_REFUSED = (*(os.strerror(code) for code in WRITE_ERRNOS), "Out of diskspace")
+"""What git prints when the disk refuses a write ("No space left on device", "Out of diskspace")."""
 DURABLE = ("-c", "core.fsync=all", "-c", "core.fsyncMethod=fsync")
 IDENTITY = ("-c", "user.name=walkback", "-c", "user.email=agent@walkback.invalid")
 

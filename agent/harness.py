@@ -1,9 +1,10 @@
 """The journaled loop: intent (durable) -> apply -> verify -> commit, one planner step at a time.
 
 The harness writes the journal, never the planner. For each action it computes the target's pre
-and post hashes, stores both images as blobs, appends the intent (the writer fsyncs it), applies
-the effect, verifies it (post hash, the step's check command, the command's exit code or the HTTP
-status) and only then appends a ``commit``; "committed" means verified. On resume it first settles
+and post hashes, puts both images in the intent (a big one in the blob store first), appends the
+intent (the writer fsyncs it), applies the effect, verifies it (post hash, the step's check command,
+the command's exit code or the HTTP status) and only then appends a ``commit``; "committed" means
+verified. On resume it first settles
 what the journal leaves open (unanswered approvals, in-doubt effects), then continues at the step
 after the last settled one: committed work is never redone, a side effect never repeated blindly.
 """
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 from walkback.journal import failpoints
 from walkback.journal.errors import AgentError
 from walkback.journal.fileops import OS, FileOps
+from walkback.journal.images import image_fields
 from walkback.journal.writer import JournalWriter
 
 from .actions import Action, PlanError
@@ -158,9 +160,6 @@ class Harness:
 
     def _intent(self, step: int, prep: Prepared, approval: int | None) -> int:
         a = prep.action
-        for data in (prep.pre_data, prep.post_data):
-            if data is not None:
-                self.writer.blobs.put(data)
         fields: dict[str, Any] = {
             "tool": a.tool,
             "args": a.args,
@@ -170,6 +169,8 @@ class Harness:
             "pre": prep.pre,
             "post": prep.post,
         }
+        if a.effect == "fs":  # small images ride in the fsynced intent, big ones are blobs before it
+            fields.update(image_fields(prep.pre_data, prep.post_data, self.writer.blobs))
         if a.effect == "external":
             fields["idempotency_key"] = f"{self.writer.run}:{self.writer.next_lsn}"
         if a.effect == "command":

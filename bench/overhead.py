@@ -4,7 +4,8 @@ Both sides make the same mixed file tool calls (``replace_symbol``, ``ensure_lin
 ``write_file``, ``delete_file``, in turn) on identical fresh workspaces, each with the same
 durable write (temp file, fsync, rename, directory fsync) and the same post-hash check. The
 journaled side is the real loop (``agent.runs.start_run`` with the scripted planner): per call it
-adds the pre/post images in the blob store, an fsynced intent and a commit. A run's fixed cost
+adds an fsynced intent carrying the pre/post images (inline up to ``journal.images.INLINE_MAX``
+bytes, else blobs written before it) and a commit. A run's fixed cost
 (header, plan, end; no git here, so no checkpoints) is measured with an empty task and taken out,
 so the ratio is per call. Sides interleave and each keeps its best time (``bench/_common.py``);
 a counting FileOps shows what each side asks of the disk per call, which is where the ratio comes
@@ -149,7 +150,7 @@ def main() -> None:
         bare, journaled, fixed = best_of(args.rounds, b.bare, b.journaled, b.fixed, settle=True)
     per_bare, per_jour = bare / n, (journaled - fixed) / n
     print(f"  unjournaled (durable write + post-hash check): {per_bare * 1e3:7.3f} ms/call")
-    print(f"  journaled (+ blobs, fsynced intent, commit):  {per_jour * 1e3:7.3f} ms/call")
+    print(f"  journaled (+ images, fsynced intent, commit): {per_jour * 1e3:7.3f} ms/call")
     print(f"  fixed cost of a run (header, plan, end):      {fixed * 1e3:7.3f} ms")
     runs = {"bare": args.rounds, "journaled": args.rounds}
     for side, ops in b.counts.items():

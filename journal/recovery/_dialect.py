@@ -51,6 +51,8 @@ class Pending:
     step: int | None = None
     ref: int | None = None
     """For a lost intent: lsn of the ``journal.recovered`` record of the repair that cut it."""
+    record: dict[str, Any] = field(default_factory=dict)
+    """The intent as journaled (its inline images, :func:`journal.images.intent_image`)."""
 
 
 def kind_of(d: dict[str, Any], dialect: str) -> str:
@@ -125,6 +127,7 @@ def pending_intent(lsn: int, d: dict[str, Any]) -> Pending:
         idempotent=d.get("idempotent") is True,
         check=_str(d.get("check")),
         step=step if isinstance(step, int) else None,
+        record=d,
     )
 
 

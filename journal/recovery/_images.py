@@ -1,8 +1,9 @@
 """Where the pre and post images of a file intent come from; every image is checked by hash.
 
-Sources, in order: the run's blob store (the agent stores both images before the intent), then for
-a pre image the last checkpoint's git tree and the header's ``base_ref``, and for a post image the
-tool re-applied to the base content (seed journals have no blobs). An image is accepted only when
+Sources, in order: the intent itself or the run's blob store (the agent journals both images with
+or before the intent; :func:`journal.images.intent_image`), then the last checkpoint's git tree and
+the header's ``base_ref``, and for a post image the tool re-applied to the base content (seed
+journals have neither). An image is accepted only when
 it hashes to the intent's ``pre``/``post``; anything else is not an image.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from walkback.journal.blobs import BlobStore
 from walkback.journal.errors import BlobError
+from walkback.journal.images import Which, intent_image
 from walkback.journal.record import ABSENT, sha256_bytes
 
 from ._dialect import Pending
@@ -85,26 +87,28 @@ class Images:
         self.workspace = workspace
         self.refs = [(label, sha) for label, sha in refs if _REV.match(sha)]
 
-    def find(self, h: str | None, target: str) -> Image | None:
-        """An image hashing to ``h`` from the blob store or a git tree, else None."""
+    def find(self, p: Pending, which: Which) -> Image | None:
+        """The intent's ``pre`` or ``post`` image: inline in the intent, in the blob store, or in a
+        git tree; None when none of them has content that hashes right."""
+        h = p.pre if which == "pre" else p.post
         if h is None:
             return None
         if h == ABSENT:
             return Image(None, "absence (no such file)")
-        if self.blobs.has(h):
+        for store, source in ((None, "the intent"), (self.blobs, "the blob store")):
             try:
-                return Image(self.blobs.get(h), "the blob store")
+                return Image(intent_image(p.record, which, store), source)
             except BlobError:
-                pass
+                continue
         for label, sha in self.refs:
-            data = self._git_show(sha, target)
+            data = self._git_show(sha, p.target)
             if data is not None and sha256_bytes(data) == h:
                 return Image(data, f"{label} {sha[:12]}")
         return None
 
     def post(self, p: Pending, base: Image | None) -> Image | None:
         """The post image: stored, or the tool applied to ``base`` when that hashes to ``post``."""
-        img = self.find(p.post, p.target)
+        img = self.find(p, "post")
         if img is not None or base is None:
             return img
         for data in redo_candidates(p.tool, p.args, base.data):

@@ -41,7 +41,7 @@ def observe(p: Pending, workspace: Path | None, images: Images | None, agent: st
                 step.post = images.post(p, cur)
                 obs = Observation(h=cur.hash, post_source=_source(step.post))
             else:
-                step.pre = images.find(p.pre, p.target)
+                step.pre = images.find(p, "pre")
                 step.post = images.post(p, step.pre)
                 obs = Observation(
                     h=cur.hash,

@@ -53,8 +53,10 @@ def disk(tmp_path: Path) -> Iterator[Disk]:
 def one_error_line(p: subprocess.CompletedProcess[str], under: Path) -> str:
     errors = [line for line in p.stderr.splitlines() if not line.startswith("[")]
     assert p.returncode == WRITE_FAILED, p.stderr
-    assert len(errors) == 1 and errors[0].startswith(f"Error: {under}"), errors
-    assert "Traceback" not in p.stderr and "No space left on device" in errors[0]
+    assert len(errors) == 1 and errors[0].startswith("Error: ") and str(under) in errors[0], errors
+    assert "Traceback" not in p.stderr and (
+        "No space left on device" in errors[0] or "Out of diskspace" in errors[0]
+    )
     return errors[0]
 
 

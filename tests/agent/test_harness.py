@@ -18,7 +18,9 @@ from walkback.agent.approvals import approve_all
 from walkback.agent.demo_service import DemoService
 from walkback.agent.runs import start_run
 from walkback.agent.task import load_task, make_workspace
+from walkback.journal.errors import BlobError
 from walkback.journal.fileops import FileOps
+from walkback.journal.images import INLINE_MAX, intent_image
 from walkback.journal.record import sha256_bytes
 
 
@@ -104,12 +106,14 @@ def run(tmp: Path, task: Path, ops: FileOps, **kw: Any) -> str:
     return start_run(task, tmp / "ws", approver=approve_all, run_dir=tmp / "run", ops=ops, **kw).status
 
 
-def test_every_file_tool_journals_blobs_then_intent_then_effect_then_commit(tmp_path: Path) -> None:
+def test_every_file_tool_journals_images_then_intent_then_effect_then_commit(tmp_path: Path) -> None:
+    big = "x" * (INLINE_MAX + 1) + "\n"
     steps = [
         {"tool": "write_file", "args": {"path": "new/dir/a.txt", "content": "hello\n"}},
         {"tool": "replace_symbol", "args": {"path": "m.py", "old": "getUserById", "new": "fetchUser"}},
         {"tool": "ensure_line", "args": {"path": "m.py", "line": "# done"}},
         {"tool": "delete_file", "args": {"path": "old.txt"}},
+        {"tool": "write_file", "args": {"path": "big.txt", "content": big}},
     ]
     task = make_task(tmp_path, steps)
     ops = Recording()
@@ -120,11 +124,17 @@ def test_every_file_tool_journals_blobs_then_intent_then_effect_then_commit(tmp_
     blobs = tmp_path / "run" / "blobs" / "sha256"
     for intent in intents:
         at = ops.journal_write(intent["lsn"])
-        for h in (intent["pre"], intent["post"]):
-            if h != "absent":
+        for which in ("pre", "post"):
+            h = intent[which]
+            if h == "absent":
+                continue
+            try:
+                data = intent_image(intent, which)  # inline: durable with the intent itself
+            except BlobError:
                 first = min(i for i, e in enumerate(ops.log) if e[0] == "replace" and e[1].endswith(h[7:]))
                 assert first < at, f"blob {h} of lsn {intent['lsn']} stored after its intent"
-                assert sha256_bytes((blobs / h[7:9] / h[7:]).read_bytes()) == h
+                data = (blobs / h[7:9] / h[7:]).read_bytes()
+            assert sha256_bytes(data) == h
         assert ops.log[at + 1][:2] == ("sync", str(tmp_path / "run" / "journal.jsonl")), (
             "intent not synced first"
         )
@@ -141,6 +151,8 @@ def test_every_file_tool_journals_blobs_then_intent_then_effect_then_commit(tmp_
     assert (ws / "m.py").read_text() == "def fetchUser():\n    return 1\n# done\n"
     assert not (ws / "old.txt").exists()
     assert intents[3]["post"] == "absent" and intents[0]["pre"] == "absent"
+    assert all("post_image" in i for i in intents[:2]) and "post_image" not in intents[4]  # too big: a blob
+    assert (blobs / intents[4]["post"][7:9] / intents[4]["post"][7:]).read_text() == big
 
 
 def test_a_command_runs_only_after_its_intent_is_in_the_journal(tmp_path: Path) -> None:

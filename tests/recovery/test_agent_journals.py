@@ -136,13 +136,13 @@ def test_rename_with_a_torn_target_is_restored_and_redone(
     ws, run_dir = killed(tmp_path, "rename", "fsync.intent.after:23")
     (ws / "users/handler_22.py").write_bytes(b"def fetchUs")  # a tool that wrote in place, cut short
     [f] = analyze(run_dir).findings
-    assert (f.finding, f.action) == ("torn", "restore_redo") and "the blob store" in f.detail
+    assert (f.finding, f.action) == ("torn", "restore_redo") and "restore pre from the intent" in f.detail
     out = walkback("recover", str(run_dir), "--apply", "--json")
     doc = orjson.loads(out.stdout)
     assert [(x["lsn"], x["finding"], x["action"]) for x in doc["findings"]] == [
         (f.lsn, "torn", "restore_redo")
     ]
-    assert "restored from the blob store" in doc["brief"]
+    assert "restored from the intent" in doc["brief"]  # its images are inline
     resume(run_dir)
     assert tree(ws) == clean_rename
 
