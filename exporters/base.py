@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
@@ -97,6 +98,18 @@ def atomic_output(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
         os.fsync(dfd)
     finally:
         os.close(dfd)
+
+
+def export_time() -> datetime:
+    """When an export says it was made: ``SOURCE_DATE_EPOCH`` when set (reproducible builds: the
+    same session and options then give byte-identical bundles and reports), else now."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), UTC)
+        except (ValueError, OverflowError, OSError):
+            raise ExportError(f"SOURCE_DATE_EPOCH is not a number of seconds: {epoch!r}") from None
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def need(module: str, extra: str, name: str) -> Any:

@@ -10,11 +10,11 @@ not line-based), never by a path on the signer's machine.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from walkback.exporters.base import export_time
 from walkback.timeline.session import Session
 from walkback.timeline.views import approvals, file_calls, file_change
 
@@ -99,7 +99,7 @@ def statement(
         "predicateType": PREDICATE_TYPE,
         "predicate": {
             "generator": {"name": "walkback", "version": version},
-            "createdAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "createdAt": export_time().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "entry": entry,
             "part": part,
             "sources": [{"name": c.name, "size": c.size, "lines": c.leaves.count, "head": h}
