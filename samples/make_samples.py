@@ -19,8 +19,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+import orjson  # noqa: E402
 from walkback.agent.demo_service import DemoService  # noqa: E402
 from walkback.agent.task import load_task, make_workspace  # noqa: E402
+from walkback.journal.record import sha256_bytes  # noqa: E402
 
 SAMPLES = {
     "rename-clean": "the rename of getUserById across 40 files, start to finish",
@@ -29,6 +31,9 @@ SAMPLES = {
     "multi-agent": "a parent fanning out three subagents (own journals under agents/), then a gated release",
     "demo": "what `walkback demo` leaves: the multi-agent run killed mid-task, recovered and finished",
     "release-in-doubt": "an approval-gated release killed right after its external call: in doubt, keyed",
+    "seed-lsn": "the seed's lsn dialect as 002 writes it: the 40-file rename dead at file 23 (commits carry"
+    " their intent's lsn, a checkpoint the lsn it covers)",
+    "seed-seq": "the seed's seq dialect as 004 writes it: a keyed http_post in doubt after the crash",
 }
 
 
@@ -69,7 +74,38 @@ def keep(run_dir: Path, name: str) -> None:
     shutil.copytree(run_dir, dest, ignore=shutil.ignore_patterns("lock", "*.index*"))
 
 
+def seed_samples() -> None:
+    """The two seed dialects exactly as the seed articles write them (no workspace: journals only)."""
+    task = "rename getUserById -> fetchUser"
+    rename: list[dict[str, object]] = [
+        {"lsn": 1, "type": "plan", "task": task, "files": 40, "base": "git:4e1a2c7"},
+    ]
+    for n in range(1, 24):  # LSN N+1 is file N; the process died during file 23
+        old = f"import {{ getUserById }} from './users';\nexport const f{n} = getUserById;\n".encode()
+        rename.append({"lsn": n + 1, "type": "intent", "tool": "replace_symbol", "file": f"src/api/f{n}.ts",
+                       "old": "getUserById", "new": "fetchUser", "pre": sha256_bytes(old),
+                       "post": sha256_bytes(old.replace(b"getUserById", b"fetchUser"))})  # fmt: skip
+        if n < 23:
+            rename.append({"lsn": n + 1, "type": "commit", "verified": "hash==post && tsc --noEmit ok"})
+        if n == 10:
+            rename.append({"lsn": n + 1, "type": "checkpoint", "git": "b81d0fa"})
+    calls: list[dict[str, object]] = [
+        {"seq": 1, "task_id": "run7", "tool": "read_file", "args": {"path": "billing/plan.md"},
+         "idempotency_key": "run7:1"},
+        {"seq": 1, "result": {"bytes": 812}, "status": "ok"},
+        {"seq": 2, "task_id": "run7", "tool": "http_post",
+         "args": {"url": "http://127.0.0.1:9/charges", "body": {"customer": "c-42", "amount": 1200}},
+         "idempotency_key": "run7:2"},
+    ]  # fmt: skip
+    for name, records in (("seed-lsn", rename), ("seed-seq", calls)):
+        dest = HERE / name
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir()
+        (dest / "journal.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
 def main() -> None:
+    seed_samples()
     with tempfile.TemporaryDirectory(prefix="walkback-samples-") as t:
         tmp = Path(t)
         svc = DemoService(tmp / "service")

@@ -48,3 +48,11 @@ def test_the_envelope_order_is_the_spec_table_order(tmp_path: Path) -> None:
     head = [k.decode() for k in keys[:6]]
     assert head == [r for r in rows if r not in ("ref", "prev", "h")]
     assert [k.decode() for k in keys[-2:]] == ["prev", "h"]
+
+
+def test_the_inline_image_threshold_is_the_one_the_spec_states() -> None:
+    from walkback.journal.images import INLINE_MAX
+
+    pattern = r"at most \*\*(\d+) bytes\*\* \(`journal\.images\.INLINE_MAX`\)"
+    stated = re.search(pattern, _section("Record types"))
+    assert stated and int(stated.group(1)) == INLINE_MAX
