@@ -33,6 +33,16 @@ def task_file(tmp: Path, steps: list[dict[str, object]]) -> Path:
 WRITE_MAIN = [{"tool": "write_file", "args": {"path": "main.py", "content": "print('new')\n"}}]
 
 
+def crashed(tmp: Path, failpoint: str) -> tuple[Path, Path, Path]:
+    """``(task, workspace, run dir)`` of a WRITE_MAIN run killed (SIGKILL) at ``failpoint``."""
+    task = task_file(tmp, WRITE_MAIN)
+    ws, run_dir = tmp / "ws", tmp / "run"
+    make_workspace(load_task(task), ws)
+    p = agent_run(task, ws, run_dir, env={"WALKBACK_FAILPOINT": failpoint})
+    assert p.returncode == -9, p.stderr
+    return task, ws, run_dir
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
     victim = tmp_path / "outside" / "victim"
@@ -58,11 +68,7 @@ def test_a_link_planted_at_the_old_temp_name_does_not_redirect_the_write(
 def test_resume_after_a_crash_mid_write_redoes_inside_the_workspace_only(
     tmp_path: Path, outside: Path
 ) -> None:
-    task = task_file(tmp_path, WRITE_MAIN)
-    ws, run_dir = tmp_path / "ws", tmp_path / "run"
-    make_workspace(load_task(task), ws)
-    p = agent_run(task, ws, run_dir, env={"WALKBACK_FAILPOINT": "apply.after_tmp_write"})
-    assert p.returncode == -9, p.stderr
+    _, ws, run_dir = crashed(tmp_path, "apply.after_tmp_write")
     (ws / "main.py.wb-tmp").symlink_to(outside)  # planted while the run was dead
     r = walkback("agent", "resume", str(run_dir))
     assert r.returncode == 0, r.stderr
@@ -75,11 +81,7 @@ def test_resume_after_a_crash_mid_write_redoes_inside_the_workspace_only(
 def test_a_target_swapped_for_a_link_out_of_the_workspace_is_left_to_a_human(
     tmp_path: Path, outside: Path
 ) -> None:
-    task = task_file(tmp_path, WRITE_MAIN)
-    ws, run_dir = tmp_path / "ws", tmp_path / "run"
-    make_workspace(load_task(task), ws)
-    p = agent_run(task, ws, run_dir, env={"WALKBACK_FAILPOINT": "apply.after_tmp_write"})
-    assert p.returncode == -9
+    _, ws, run_dir = crashed(tmp_path, "apply.after_tmp_write")
     (ws / "main.py").unlink()
     (ws / "main.py").symlink_to(outside)
     r = walkback("recover", str(run_dir), "--apply", "--json")
@@ -140,11 +142,7 @@ def test_resume_of_a_run_whose_header_names_no_workspace_refuses_before_touching
 def test_a_run_killed_before_its_header_can_be_run_again_in_the_same_directory(
     tmp_path: Path, failpoint: str
 ) -> None:
-    task = task_file(tmp_path, WRITE_MAIN)
-    ws, run_dir = tmp_path / "ws", tmp_path / "run"
-    make_workspace(load_task(task), ws)
-    p = agent_run(task, ws, run_dir, env={"WALKBACK_FAILPOINT": failpoint})
-    assert p.returncode == -9, p.stderr
+    task, ws, run_dir = crashed(tmp_path, failpoint)
     assert b"\n" not in (run_dir / "journal.jsonl").read_bytes()
     again = agent_run(task, ws, run_dir)
     assert again.returncode == 0, again.stderr
