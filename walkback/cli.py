@@ -7,8 +7,11 @@ import click
 from walkback import __version__
 from walkback._cli import agent as agent_cmds
 from walkback._cli import demo as demo_cmds
+from walkback._cli import export as export_cmds
 from walkback._cli import inspect as inspect_cmds
 from walkback._cli import recover as recover_cmds
+from walkback._cli import sessions as sessions_cmds
+from walkback._cli import sign as sign_cmds
 from walkback._cli import view as view_cmds
 
 
@@ -25,6 +28,10 @@ cli.add_command(recover_cmds.recover)
 cli.add_command(agent_cmds.agent)
 cli.add_command(demo_cmds.demo)
 cli.add_command(view_cmds.view)
+cli.add_command(sessions_cmds.sessions)
+cli.add_command(export_cmds.export)
+cli.add_command(sign_cmds.keygen)
+cli.add_command(sign_cmds.verify)
 
 
 def main() -> None:

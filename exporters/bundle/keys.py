@@ -159,7 +159,10 @@ def allowed_signers(path: Path, *, identity: str | None = None, now: datetime | 
     Raises:
         KeyFileError: the file cannot be read, or a line is malformed (named by its number).
     """
-    data = _read(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise KeyFileError(f"cannot read: {e.strerror}", path=path) from None
     when = now or datetime.now(UTC)
     out: list[TrustedKey] = []
     for n, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):

@@ -311,8 +311,7 @@ def _artifacts(
             continue
         ok = d.item.sha256 == s["digest"]["sha256"]
         v.checks.append(Check(f"digest {s['name']}", ok, f"sha256 {d.item.sha256[:16]}…, {d.item.size} bytes"
-                              + ("" if ok else f"; signed {s['digest']['sha256'][:16]}…: the file was altered"),
-                              at=None if ok else f"{s['name']}:1"))
+                              + ("" if ok else f"; signed {s['digest']['sha256'][:16]}…: the file was altered")))
         out.append(d.item)
     return out
 
@@ -425,6 +424,7 @@ def _reimport(v: Verification, pred: dict[str, Any], carried: list[container.Car
     derived = facts(session, names)
     for key in FACTS:
         v.checks.append(_compare(key, derived[key], pred.get(key)))
+    _redacted_breaks(v, derived["integrity"])
     _locate(v, session, root)
     return session
 
@@ -443,6 +443,16 @@ def _compare(key: str, mine: Any, signed: Any) -> Check:
                 return Check(key, False, f"{len(mine)} re-derived, {len(signed)} signed; entry {k} differs: "
                              f"{_short(a)} vs signed {_short(b)}", at=at if isinstance(at, str) else None)
     return Check(key, False, f"re-derived {_short(mine)}, signed {_short(signed)}")
+
+
+def _redacted_breaks(v: Verification, integrity: dict[str, Any]) -> None:
+    """Say so when a hash chain breaks only at redacted lines (their signed leaves vouch for them)."""
+    hidden = {f"{r['source']}:{r['line']}" for r in v.redactions}
+    bad = [c["at"] for c in integrity["corrupt"]]
+    check = next(c for c in v.checks if c.name == "integrity")
+    if check.ok and bad and hidden and set(bad) <= hidden:
+        check.reason = (f"as signed: the hash chain breaks only at {len(bad)} redacted line(s), which the "
+                        "Merkle tree vouches for")
 
 
 def _short(value: Any) -> str:
