@@ -85,6 +85,9 @@ def atomic_output(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
         with os.fdopen(fd, mode) as f:
             yield f
             f.flush()
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(f.fileno(), 0o666 & ~umask)  # mkstemp makes 0600; an export is an ordinary file
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:

@@ -6,12 +6,12 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import bundle, journal
+from . import bundle, journal, pdf
 
 
 @hookimpl
 def register_exporters() -> list[Any]:
-    return [journal.EXPORTER, bundle.EXPORTER]
+    return [journal.EXPORTER, bundle.EXPORTER, pdf.EXPORTER]
 
 
 @hookimpl
