@@ -11,7 +11,7 @@ import base64
 import fnmatch
 import hashlib
 import os
-import shlex
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -169,13 +169,10 @@ def allowed_signers(path: Path, *, identity: str | None = None, now: datetime | 
         text = raw.strip()
         if not text or text.startswith("#"):
             continue
-        try:
-            fields = shlex.split(text, comments=False, posix=True)
-        except ValueError as e:
-            raise KeyFileError(f"malformed line: {e}", path=path, line=n) from None
+        fields = _FIELD.findall(text)
         if len(fields) < 3:
             raise KeyFileError("expected `principals [options] keytype key`", path=path, line=n)
-        principals, rest = fields[0], fields[1:]
+        principals, rest = fields[0].strip('"'), fields[1:]
         options = _options(rest.pop(0)) if not _is_key_type(rest[0]) else {}
         if len(rest) < 2 or not _is_key_type(rest[0]):
             raise KeyFileError("expected a key type (ssh-ed25519 ...) after the principals", path=path, line=n)
@@ -198,9 +195,15 @@ def _is_key_type(word: str) -> bool:
     return word.startswith(("ssh-", "ecdsa-", "sk-"))
 
 
+_FIELD = re.compile(r'(?:[^\s"]|"[^"]*")+')
+"""A whitespace-separated field of an ``allowed_signers`` line; quoted parts may hold spaces."""
+_OPTION = re.compile(r'(?:[^,"]|"[^"]*")+')
+
+
 def _options(text: str) -> dict[str, str]:
+    """``cert-authority,namespaces="git,x"`` -> ``{"cert-authority": "", "namespaces": "git,x"}``."""
     out: dict[str, str] = {}
-    for opt in text.split(","):
+    for opt in _OPTION.findall(text):
         name, _, value = opt.partition("=")
         out[name.strip().lower()] = value.strip().strip('"')
     return out
