@@ -192,3 +192,20 @@ def test_no_sessions_is_said_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(cli, ["sessions"])
     assert result.exit_code == 0 and "no sessions found" in result.output
     assert orjson.loads(CliRunner().invoke(cli, ["sessions", "--json"]).output) == []
+
+
+def test_view_without_a_path_opens_the_sessions_found(
+    machine: tuple[dict[str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from walkback._cli.view import on_this_machine
+
+    env, home = machine
+    monkeypatch.setenv("HOME", str(home))
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert [p.name for p in on_this_machine()][:2] == ["r1", CODEX_FILE]
+    monkeypatch.setenv("HOME", str(home / "nowhere"))
+    for k in env:
+        monkeypatch.delenv(k)
+    result = CliRunner().invoke(cli, ["view", "--no-open"])
+    assert result.exit_code == 2 and "no sessions found on this machine" in result.output

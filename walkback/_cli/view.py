@@ -1,4 +1,4 @@
-"""``walkback view PATH...``: the replay viewer in the browser (or a desktop window)."""
+"""``walkback view [PATH...]``: the replay viewer in the browser (or a desktop window)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .common import handle_errors
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -31,14 +31,15 @@ def view(
 ) -> None:
     """Replay journals, run dirs, or a folder of runs step by step in the browser.
 
-    Input that is not a session fails at once, with the line and exit code ``walkback show`` gives.
+    Without PATH: the sessions ``walkback sessions`` finds on this machine. Input that is not a
+    session fails at once, with the line and exit code ``walkback show`` gives.
     """
     from walkback.journal.recovery import analyze
     from walkback.viewer.app import serve
     from walkback.viewer.security import needs_token, new_token
 
     serve(
-        usable(paths),
+        usable(paths) if paths else on_this_machine(),
         host=host,
         port=port,
         open=not no_open,
@@ -48,6 +49,16 @@ def view(
         analyzer=analyze,
         announce=lambda url: click.echo(f"walkback viewer: {url}  (Ctrl+C to stop)", err=True),
     )
+
+
+def on_this_machine() -> list[Path]:
+    """The sessions the agents left where they keep them, newest first (``walkback sessions``)."""
+    from walkback.importers.discovery import find_sessions
+
+    found = [s.path for s in find_sessions()]
+    if not found:
+        raise click.UsageError("no sessions found on this machine (`walkback sessions --help`); give a PATH")
+    return found
 
 
 def usable(paths: tuple[Path, ...]) -> list[Path]:
