@@ -169,7 +169,8 @@ def read(f: IO[bytes], into: Path, *, origin: str) -> Opened:
     try:
         doc = orjson.loads(skeleton)
     except orjson.JSONDecodeError as e:
-        raise UnusableBundle(f"not JSON: {e}", path=origin) from None
+        what = "" if MEDIA_PREFIX.encode() in skeleton else "not a walkback bundle: "
+        raise UnusableBundle(f"{what}not JSON: {e}", path=origin) from None
     if not isinstance(doc, dict) or not str(doc.get("mediaType", "")).startswith(MEDIA_PREFIX):
         raise UnusableBundle("not a walkback bundle (no mediaType application/vnd.walkback.bundle.*)",
                              path=origin)
