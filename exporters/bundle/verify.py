@@ -101,8 +101,7 @@ def open_bundle(path: Path) -> IO[bytes]:
     """The bundle's bytes from ``path``: a bundle file, or a PDF report with the bundle attached.
 
     Raises:
-        UnusableBundle: the file cannot be read, or is a PDF (reading attachments comes with the
-            PDF report, issue 12: it plugs in here).
+        UnusableBundle: the file cannot be read (a PDF that carries no bundle: UnusableReport).
     """
     try:
         f = open(path, "rb")  # noqa: SIM115 - the caller closes it
@@ -110,7 +109,9 @@ def open_bundle(path: Path) -> IO[bytes]:
         raise UnusableBundle(f"cannot read: {e.strerror}", path=path) from None
     if f.read(5) == b"%PDF-":
         f.close()
-        raise UnusableBundle("a PDF; reading the bundle attached to a report is not supported yet", path=path)
+        from walkback.exporters.pdf.extract import attached_bundle
+
+        return io.BytesIO(attached_bundle(path))
     f.seek(0)
     return f
 
