@@ -100,12 +100,17 @@ def block_roots(hashes: bytes, size: int) -> list[bytes]:
 def tree(hashes: bytes) -> tuple[bytes, int, list[bytes]]:
     """``(root, block size, block roots)`` of concatenated leaf hashes.
 
-    The root is computed from the block roots: with power-of-two blocks every split of the tree
-    above them falls on a block boundary, so this is the RFC 6962 head of all the leaves.
+    One bottom-up pass: with power-of-two blocks, the level ``log2(block size)`` of that pass is
+    exactly the block roots (the last one of a short block too, carried up unchanged until then).
     """
     size = block_size(len(hashes) // HASH)
-    blocks = block_roots(hashes, size)
-    return root(b"".join(blocks)) if blocks else root(b""), size, blocks
+    level = bytes(hashes)
+    width = 1
+    while width < size:
+        level = _level(level)
+        width *= 2
+    blocks = [level[i : i + HASH] for i in range(0, len(level), HASH)]
+    return root(level), size, blocks
 
 
 def _largest_power_below(n: int) -> int:
