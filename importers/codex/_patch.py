@@ -46,7 +46,9 @@ def parse_v4a(text: str) -> list[PatchFile]:
     end = text.find(END, start)
     lines = text[start + len(BEGIN) : end if end >= 0 else len(text)].splitlines()
     out: list[PatchFile] = []
-    path, op, moved, body = "", "", None, []
+    path, op = "", ""
+    moved: str | None = None
+    body: list[str] = []
 
     def close() -> None:
         if path:
