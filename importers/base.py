@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 import orjson
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
-from walkback.timeline.details import Detail
+from walkback.timeline.details import Detail, Usage
 from walkback.timeline.session import Session
 
 BOM = b"\xef\xbb\xbf"
@@ -211,3 +211,16 @@ def first_line_record(data: bytes) -> dict | None:  # type: ignore[type-arg]
     except orjson.JSONDecodeError:
         return None
     return rec if isinstance(rec, dict) else None
+
+
+def usage(given: object, cached: object, output: object, reasoning: object, total: object) -> Usage:
+    """Token usage from counts whose prompt tokens include the cache reads (OpenAI, Gemini): the
+    contract's input tokens exclude them."""
+    prompt, hits = integer(given), integer(cached)
+    return Usage(
+        input_tokens=prompt - (hits or 0) if prompt is not None else None,
+        output_tokens=integer(output),
+        cache_read_tokens=hits,
+        reasoning_tokens=integer(reasoning),
+        total_tokens=integer(total),
+    )

@@ -22,12 +22,11 @@ from walkback.timeline.details import (
     RunStart,
     ToolCall,
     ToolResult,
-    Usage,
     text_hash,
 )
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, integer, mapping, string, text
+from ..base import embedded_json, integer, mapping, string, text, usage
 from ._calls import exit_code, interpret, output_text
 from ._patch import PatchFile, added_from_diff
 
@@ -232,16 +231,14 @@ def _compaction(session: Session, i: int, ev: Event, p: dict[str, Any]) -> Detai
 
 def _model_result(session: Session, i: int, ev: Event, p: dict[str, Any]) -> Detail:
     last = mapping(mapping(p.get("info")).get("last_token_usage"))
-    given = integer(last.get("input_tokens"))
-    cached = integer(last.get("cached_input_tokens"))
     return ModelResult(
         model=string(_at_line(session, i, "models")),
-        usage=Usage(
-            input_tokens=given - (cached or 0) if given is not None else None,
-            output_tokens=integer(last.get("output_tokens")),
-            cache_read_tokens=cached,
-            reasoning_tokens=integer(last.get("reasoning_output_tokens")),
-            total_tokens=integer(last.get("total_tokens")),
+        usage=usage(
+            last.get("input_tokens"),
+            last.get("cached_input_tokens"),
+            last.get("output_tokens"),
+            last.get("reasoning_output_tokens"),
+            last.get("total_tokens"),
         ),
     )
 

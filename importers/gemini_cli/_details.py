@@ -18,12 +18,11 @@ from walkback.timeline.details import (
     RunStart,
     ToolCall,
     ToolResult,
-    Usage,
     text_hash,
 )
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, integer, mapping, string, text
+from ..base import embedded_json, mapping, string, text, usage
 from ._read import EDIT_TOOLS, content_text
 
 ROLES = {"user": "user", "gemini": "assistant"}
@@ -73,17 +72,10 @@ def _thought(t: dict[str, Any]) -> str:
 
 
 def _model_result(session: Session, i: int, ev: Event, rec: dict[str, Any]) -> Detail:
-    tokens = mapping(rec.get("tokens"))
-    given, cached = integer(tokens.get("input")), integer(tokens.get("cached"))
+    t = mapping(rec.get("tokens"))
     return ModelResult(
         model=string(rec.get("model")),
-        usage=Usage(
-            input_tokens=given - (cached or 0) if given is not None else None,
-            output_tokens=integer(tokens.get("output")),
-            cache_read_tokens=cached,
-            reasoning_tokens=integer(tokens.get("thoughts")),
-            total_tokens=integer(tokens.get("total")),
-        ),
+        usage=usage(t.get("input"), t.get("cached"), t.get("output"), t.get("thoughts"), t.get("total")),
     )
 
 

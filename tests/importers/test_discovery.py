@@ -17,6 +17,7 @@ from walkback.cli import cli
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 OLD = 1_600_000_000
+OVERRIDES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "WALKBACK_HOME")
 CODEX_FILE = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 
 
@@ -76,10 +77,7 @@ def machine(tmp_path: Path) -> tuple[dict[str, str], Path]:
 
 
 def test_the_roots_honour_every_documented_override(tmp_path: Path) -> None:
-    env = {
-        k: str(tmp_path / k)
-        for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "WALKBACK_HOME")
-    }
+    env = {k: str(tmp_path / k) for k in OVERRIDES}
     assert roots(env, tmp_path / "home") == {
         "claude-code": tmp_path / "CLAUDE_CONFIG_DIR",
         "codex": tmp_path / "CODEX_HOME",
@@ -155,15 +153,20 @@ def test_counting_reads_each_session_whole(machine: tuple[dict[str, str], Path])
     assert full.events == 386 and full.status == "completed"
 
 
+def live_in(machine: tuple[dict[str, str], Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process's HOME and overrides are the fake machine's (no other override set)."""
+    env, home = machine
+    monkeypatch.setenv("HOME", str(home))
+    for k in OVERRIDES:
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+
 def test_the_sessions_command_lists_them(
     machine: tuple[dict[str, str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env, home = machine
-    monkeypatch.setenv("HOME", str(home))
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    for k in ("GEMINI_CLI_HOME", "COPILOT_HOME", "WALKBACK_HOME"):
-        monkeypatch.delenv(k, raising=False)
+    live_in(machine, monkeypatch)
     runner = CliRunner()
     listed = runner.invoke(cli, ["sessions", "--json"])
     assert listed.exit_code == 0, listed.output
@@ -186,9 +189,7 @@ def test_the_sessions_command_lists_them(
 
 
 def test_no_sessions_is_said_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "WALKBACK_HOME"):
-        monkeypatch.delenv(k, raising=False)
+    live_in(({}, tmp_path), monkeypatch)
     result = CliRunner().invoke(cli, ["sessions"])
     assert result.exit_code == 0 and "no sessions found" in result.output
     assert orjson.loads(CliRunner().invoke(cli, ["sessions", "--json"]).output) == []
@@ -199,13 +200,8 @@ def test_view_without_a_path_opens_the_sessions_found(
 ) -> None:
     from walkback._cli.view import on_this_machine
 
-    env, home = machine
-    monkeypatch.setenv("HOME", str(home))
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
+    live_in(machine, monkeypatch)
     assert [p.name for p in on_this_machine()][:2] == ["r1", CODEX_FILE]
-    monkeypatch.setenv("HOME", str(home / "nowhere"))
-    for k in env:
-        monkeypatch.delenv(k)
+    live_in(({}, machine[1] / "nowhere"), monkeypatch)
     result = CliRunner().invoke(cli, ["view", "--no-open"])
     assert result.exit_code == 2 and "no sessions found on this machine" in result.output
