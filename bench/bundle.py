@@ -57,8 +57,11 @@ def sign_bytes(path: Path, out: Path, key: Any) -> None:
     def envelope(carried: list[container.Carried]) -> dict[str, Any]:
         head, size, blocks = merkle.tree(b"".join(bytes(c.leaves.hashes) for c in carried))
         payload = repr((head.hex(), [b.hex() for b in blocks], [c.sha256 for c in carried])).encode()
-        return {"payloadType": PAYLOAD_TYPE, "payload": b64encode(payload),
-                "signatures": [sign(key, PAYLOAD_TYPE, payload)]}
+        return {
+            "payloadType": PAYLOAD_TYPE,
+            "payload": b64encode(payload),
+            "signatures": [sign(key, PAYLOAD_TYPE, payload)],
+        }
 
     with open(out, "wb") as f:
         container.write(f, [("journal.jsonl", path)], envelope)
@@ -71,8 +74,12 @@ def verify_bytes(bundle: Path, tmp: Path, key: Any) -> None:
         opened = container.read(f, tmp, origin=str(bundle))
     merkle.tree(b"".join(bytes(d.item.leaves.hashes) for d in opened.data))
     doc = opened.doc
-    assert verifies(key.public_key(), doc["payloadType"], b64decode(doc["payload"]),
-                    b64decode(doc["signatures"][0]["sig"]))
+    assert verifies(
+        key.public_key(),
+        doc["payloadType"],
+        b64decode(doc["payload"]),
+        b64decode(doc["signatures"][0]["sig"]),
+    )
 
 
 def once(code: str, *args: str) -> tuple[float, int]:
@@ -110,17 +117,28 @@ def main() -> int:
                 raw_t / t,
                 ">= 0.5",
                 raw_t / t >= 0.5,
-                f"(raw {raw_t:.2f} s = {size / raw_t / 1e6:.0f} MB/s, {name} {t:.2f} s = {size / t / 1e6:.0f} MB/s)",
+                f"(raw {raw_t:.2f} s = {size / raw_t / 1e6:.0f} MB/s, "
+                f"{name} {t:.2f} s = {size / t / 1e6:.0f} MB/s)",
             )
         load_t, _ = once(LOAD, str(path))
         out = d / "bundle.json"
         export_t, export_peak = once(EXPORT, str(path.parent), str(out), str(key_path))
         verify_full_t, verify_peak = once(VERIFY, str(out), str(pub_path))
-        for name, t, peak in (("export bundle", export_t, export_peak), ("verify", verify_full_t, verify_peak)):
-            ok &= report(f"walkback {name}: peak RSS / journal size", peak / size, "<= 1.5", peak / size <= 1.5,
-                         f"(peak {peak / 1e6:.0f} MB)")
-            print(f"{'  time / one import of the journal':<46} {t / load_t:6.2f}   "
-                  f"({t:.1f} s vs {load_t:.1f} s; throughput vs raw sha256 {raw_t / t:.3f})")
+        for name, t, peak in (
+            ("export bundle", export_t, export_peak),
+            ("verify", verify_full_t, verify_peak),
+        ):
+            ok &= report(
+                f"walkback {name}: peak RSS / journal size",
+                peak / size,
+                "<= 1.5",
+                peak / size <= 1.5,
+                f"(peak {peak / 1e6:.0f} MB)",
+            )
+            print(
+                f"{'  time / one import of the journal':<46} {t / load_t:6.2f}   "
+                f"({t:.1f} s vs {load_t:.1f} s; throughput vs raw sha256 {raw_t / t:.3f})"
+            )
     return 0 if ok else 1
 
 

@@ -26,10 +26,18 @@ class BundleExporter:
     suffix = ".json"
     extra = None
     options: tuple[Option, ...] = (
-        Option("key", "Ed25519 private key to sign with (OpenSSH or PKCS#8 PEM; `walkback keygen` makes one).",
-               metavar="KEY", unset="unsigned: no --key given; `walkback verify` will report it as unsigned"),
-        Option("redact", "Hide content, still verifiable: a field path (args.content), re:REGEX, or agent:ID.",
-               multiple=True, metavar="RULE"),
+        Option(
+            "key",
+            "Ed25519 private key to sign with (OpenSSH or PKCS#8 PEM; `walkback keygen` makes one).",
+            metavar="KEY",
+            unset="unsigned: no --key given; `walkback verify` will report it as unsigned",
+        ),
+        Option(
+            "redact",
+            "Hide content, still verifiable: a field path (args.content), re:REGEX, or agent:ID.",
+            multiple=True,
+            metavar="RULE",
+        ),
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
@@ -44,8 +52,9 @@ class BundleExporter:
         file, part = split_part(path)
         return self._write(load(path), out, file, part, options)
 
-    def _write(self, session: Session, out: Path, entry: Path | None, part: str | None,
-               options: dict[str, Any]) -> Path:
+    def _write(
+        self, session: Session, out: Path, entry: Path | None, part: str | None, options: dict[str, Any]
+    ) -> Path:
         from .sign import write_bundle
 
         key = load_private(Path(options["key"])) if options.get("key") else None

@@ -172,11 +172,13 @@ def read(f: IO[bytes], into: Path, *, origin: str) -> Opened:
         what = "" if MEDIA_PREFIX.encode() in skeleton else "not a walkback bundle: "
         raise UnusableBundle(f"{what}not JSON: {e}", path=origin) from None
     if not isinstance(doc, dict) or not str(doc.get("mediaType", "")).startswith(MEDIA_PREFIX):
-        raise UnusableBundle("not a walkback bundle (no mediaType application/vnd.walkback.bundle.*)",
-                             path=origin)
+        raise UnusableBundle(
+            "not a walkback bundle (no mediaType application/vnd.walkback.bundle.*)", path=origin
+        )
     if doc["mediaType"] != MEDIA_TYPE:
-        raise UnusableBundle(f"bundle version {doc['mediaType']!r} is not one this walkback reads "
-                             f"({MEDIA_TYPE})", path=origin)
+        raise UnusableBundle(
+            f"bundle version {doc['mediaType']!r} is not one this walkback reads ({MEDIA_TYPE})", path=origin
+        )
     return Opened(doc, scanner.data)
 
 
@@ -208,9 +210,12 @@ class _Scanner:
         s = self.stack
         return (
             len(s) == 3
-            and s[0][0] == "{" and s[0][1] == "artifacts"
+            and s[0][0] == "{"
+            and s[0][1] == "artifacts"
             and s[1][0] == "["
-            and s[2][0] == "{" and s[2][1] == "data" and not s[2][2]
+            and s[2][0] == "{"
+            and s[2][1] == "data"
+            and not s[2][2]
         )
 
     def run(self) -> bytes:

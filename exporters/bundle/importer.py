@@ -43,8 +43,10 @@ class BundleImporter:
             v, session = verify(f, trust=trust[0] if trust else None, origin=str(path), keep=True)
         if session is None:
             bad = next((c for c in v.checks if not c.ok), None)
-            raise SignatureError(f"cannot open the bundle: {bad.name}: {bad.reason}" if bad else
-                                 "cannot open the bundle", path=path)
+            raise SignatureError(
+                f"cannot open the bundle: {bad.name}: {bad.reason}" if bad else "cannot open the bundle",
+                path=path,
+            )
         session.format = f"bundle:{session.format}"
         b.session = session  # complete and verified: the builder has nothing left to add
         yield from ()

@@ -80,12 +80,17 @@ def load_private(path: Path) -> Ed25519PrivateKey:
         try:
             key = load(data, password=None)
         except TypeError:
-            raise KeyFileError("the key is encrypted; decrypt a copy first (ssh-keygen -p)", path=path) from None
+            raise KeyFileError(
+                "the key is encrypted; decrypt a copy first (ssh-keygen -p)", path=path
+            ) from None
         except (ValueError, UnsupportedAlgorithm):
             continue
         if not isinstance(key, Ed25519PrivateKey):
-            raise KeyFileError(f"a {type(key).__name__.removesuffix('PrivateKey')} key; bundles are signed "
-                               "with Ed25519 (walkback keygen makes one)", path=path)
+            raise KeyFileError(
+                f"a {type(key).__name__.removesuffix('PrivateKey')} key; bundles are signed "
+                "with Ed25519 (walkback keygen makes one)",
+                path=path,
+            )
         return key
     if _public_or_none(data) is not None:
         raise KeyFileError("a public key; signing needs the private key (without .pub)", path=path)
@@ -148,7 +153,9 @@ def trust_key(path: Path) -> list[TrustedKey]:
     return [TrustedKey(load_public(path), principals=Path(path).name)]
 
 
-def allowed_signers(path: Path, *, identity: str | None = None, now: datetime | None = None) -> list[TrustedKey]:
+def allowed_signers(
+    path: Path, *, identity: str | None = None, now: datetime | None = None
+) -> list[TrustedKey]:
     """The Ed25519 keys ``path`` (git's / OpenSSH's ``allowed_signers`` format) trusts for bundles.
 
     Each line is ``principals [options] keytype base64 [comment]``. Lines for other key types, for
@@ -175,7 +182,9 @@ def allowed_signers(path: Path, *, identity: str | None = None, now: datetime | 
         principals, rest = fields[0].strip('"'), fields[1:]
         options = _options(rest.pop(0)) if not _is_key_type(rest[0]) else {}
         if len(rest) < 2 or not _is_key_type(rest[0]):
-            raise KeyFileError("expected a key type (ssh-ed25519 ...) after the principals", path=path, line=n)
+            raise KeyFileError(
+                "expected a key type (ssh-ed25519 ...) after the principals", path=path, line=n
+            )
         if rest[0] != KEY_TYPE or "cert-authority" in options or not _in_window(options, when, path, n):
             continue
         if "namespaces" in options and NAMESPACE not in options["namespaces"].split(","):
@@ -247,8 +256,13 @@ def default_trust() -> tuple[list[TrustedKey], str] | None:
     name = os.environ.get("WALKBACK_ALLOWED_SIGNERS", "")
     if not name:
         try:
-            proc = subprocess.run(["git", "config", "--get", "gpg.ssh.allowedSignersFile"],
-                                  capture_output=True, text=True, timeout=10, check=False)
+            proc = subprocess.run(
+                ["git", "config", "--get", "gpg.ssh.allowedSignersFile"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         name = proc.stdout.strip()

@@ -67,8 +67,16 @@ def _level(nodes: bytes) -> bytes:
     view = memoryview(nodes)
     step = 2 * HASH
     up = b"".join(
-        map(_digest, map(_sha, map(NODE.__add__, map(view.__getitem__, map(slice, range(0, pairs, step),
-                                                                               range(step, pairs + 1, step))))))
+        map(
+            _digest,
+            map(
+                _sha,
+                map(
+                    NODE.__add__,
+                    map(view.__getitem__, map(slice, range(0, pairs, step), range(step, pairs + 1, step))),
+                ),
+            ),
+        )
     )
     return up + bytes(view[pairs:]) if n % 2 else up
 

@@ -9,6 +9,7 @@ original line can prove it (``walkback verify --reveal``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,8 +19,29 @@ import orjson
 from walkback.journal.errors import ExportError
 
 MARK = "[redacted leaf {}]"
-KEEP = frozenset({"v", "lsn", "seq", "ts", "timestamp", "run", "agent", "type", "ref", "prev", "h", "id",
-                  "uuid", "parentUuid", "sessionId", "role", "status", "tool", "name"})
+KEEP = frozenset(
+    {
+        "v",
+        "lsn",
+        "seq",
+        "ts",
+        "timestamp",
+        "run",
+        "agent",
+        "type",
+        "ref",
+        "prev",
+        "h",
+        "id",
+        "uuid",
+        "parentUuid",
+        "sessionId",
+        "role",
+        "status",
+        "tool",
+        "name",
+    }
+)
 """Keys an agent rule keeps: the structure that says what a record is and where it belongs."""
 
 
@@ -51,11 +73,15 @@ def parse_rule(text: str) -> Rule:
             raise ExportError(f"--redact {text!r}: not a regular expression: {e}") from None
     path = tuple(p for p in text.split("."))
     if not text or any(not p for p in path):
-        raise ExportError(f"--redact {text!r}: expected agent:NAME, re:PATTERN or a field path like args.content")
+        raise ExportError(
+            f"--redact {text!r}: expected agent:NAME, re:PATTERN or a field path like args.content"
+        )
     return Rule(text, "field", path=path)
 
 
-def redact_line(line: bytes, rules: list[Rule], mark: str, agent_of_line: str | None) -> tuple[bytes, list[str]]:
+def redact_line(
+    line: bytes, rules: list[Rule], mark: str, agent_of_line: str | None
+) -> tuple[bytes, list[str]]:
     """``line`` with what ``rules`` match replaced by ``mark``, and the rules that matched.
 
     A line that is not a JSON object is redacted as text (a regular expression, or a whole agent).
@@ -85,13 +111,13 @@ def redact_line(line: bytes, rules: list[Rule], mark: str, agent_of_line: str | 
         else:
             assert r.pattern is not None
             found = [False]
-            record = _strings(record, lambda s, p=r.pattern: _sub(p, s, mark, found))
+            record = _strings(record, functools.partial(_sub, r.pattern, mark=mark, found=found))
             if found[0]:
                 hits.append(r.text)
     return (orjson.dumps(record), hits) if hits else (line, hits)
 
 
-def _sub(pattern: re.Pattern[str], s: str, mark: str, found: list[bool]) -> str:
+def _sub(pattern: re.Pattern[str], s: str, *, mark: str, found: list[bool]) -> str:
     out, n = pattern.subn(mark, s)
     found[0] = found[0] or n > 0
     return out
@@ -122,14 +148,20 @@ def _at_path(node: Any, path: tuple[str, ...], mark: str) -> bool:
     if isinstance(node, dict):
         keys = list(node) if head == "*" else [head] if head in node else []
     elif isinstance(node, list):
-        keys = list(range(len(node))) if head == "*" else [int(head)] if head.isdigit() and int(head) < len(node) else []
+        keys = (
+            list(range(len(node)))
+            if head == "*"
+            else [int(head)]
+            if head.isdigit() and int(head) < len(node)
+            else []
+        )
     else:
         return False
     hit = False
     for k in keys:
         if rest:
-            hit = _at_path(node[k], rest, mark) or hit  # type: ignore[index]
+            hit = _at_path(node[k], rest, mark) or hit
         else:
-            node[k] = mark  # type: ignore[index]
+            node[k] = mark
             hit = True
     return hit

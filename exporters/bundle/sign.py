@@ -33,7 +33,9 @@ from .statement import facts, statement
 def layout(files: list[Path], entry: Path | None = None) -> tuple[Path, dict[Path, str]]:
     """The folder the sources share and each file's name in the bundle (a relative POSIX path)."""
     resolved = [f.resolve() for f in files]
-    anchors = [p.parent for p in resolved] + ([entry.resolve()] if entry is not None and entry.is_dir() else [])
+    anchors = [p.parent for p in resolved] + (
+        [entry.resolve()] if entry is not None and entry.is_dir() else []
+    )
     root = Path(os.path.commonpath(anchors)) if anchors else Path(".")
     return root, {p: p.relative_to(root).as_posix() for p in resolved}
 
@@ -52,8 +54,9 @@ def write_bundle(
     Raises:
         ExportError: the session has no files, or a redaction would change which files it reads.
     """
-    from walkback import __version__
     from walkback.importers import load
+
+    from walkback import __version__
 
     files = session.files()
     if not files:
@@ -68,8 +71,11 @@ def write_bundle(
         read = {p.resolve().relative_to(snap.resolve()).as_posix() for p in copy.files()}
         if read != set(names.values()):
             lost = sorted(set(names.values()) - read)
-            raise ExportError(f"after redaction the session no longer reads {', '.join(lost)}; "
-                              "redact fewer fields of the records that name them", path=files[0])
+            raise ExportError(
+                f"after redaction the session no longer reads {', '.join(lost)}; "
+                "redact fewer fields of the records that name them",
+                path=files[0],
+            )
         derived = facts(copy, {(snap / n).resolve(): n for n in names.values()})
         ordered = [(n, snap / n) for n in names.values()]
 
@@ -77,17 +83,23 @@ def write_bundle(
             by_line = {(r["source"], r["line"]): bytes.fromhex(r["leaf"]) for r in redactions}
             hashes = b"".join(patched(c, by_line) for c in carried)
             head, size, blocks = merkle.tree(hashes)
-            payload = orjson.dumps(statement(
-                carried,
-                facts=derived,
-                entry=entry_name,
-                part=part,
-                merkle=merkle_claim(head, len(hashes) // merkle.HASH, size, blocks),
-                heads=[chain_head(c.leaves.last) for c in carried],
-                redactions=redactions,
-                version=__version__,
-            ))
-            env: dict[str, Any] = {"payloadType": PAYLOAD_TYPE, "payload": b64encode(payload), "signatures": []}
+            payload = orjson.dumps(
+                statement(
+                    carried,
+                    facts=derived,
+                    entry=entry_name,
+                    part=part,
+                    merkle=merkle_claim(head, len(hashes) // merkle.HASH, size, blocks),
+                    heads=[chain_head(c.leaves.last) for c in carried],
+                    redactions=redactions,
+                    version=__version__,
+                )
+            )
+            env: dict[str, Any] = {
+                "payloadType": PAYLOAD_TYPE,
+                "payload": b64encode(payload),
+                "signatures": [],
+            }
             if key is not None:
                 env["signatures"] = [sign(key, PAYLOAD_TYPE, payload)]
                 env["signer"] = {"publicKey": openssh_line(key.public_key())}
@@ -99,8 +111,14 @@ def write_bundle(
 
 
 def merkle_claim(head: bytes, size: int, block: int, blocks: list[bytes]) -> dict[str, Any]:
-    return {"alg": "rfc6962-sha256", "leaf": "sha256(0x00 || line)", "treeSize": size, "root": head.hex(),
-            "blockSize": block, "blocks": [b.hex() for b in blocks]}
+    return {
+        "alg": "rfc6962-sha256",
+        "leaf": "sha256(0x00 || line)",
+        "treeSize": size,
+        "root": head.hex(),
+        "blockSize": block,
+        "blocks": [b.hex() for b in blocks],
+    }
 
 
 def patched(item: container.Carried, redacted: dict[tuple[str, int], bytes]) -> bytes:
@@ -122,7 +140,9 @@ def chain_head(last: bytes) -> str | None:
     return h if isinstance(h, str) else None
 
 
-def _snapshot(session: Session, names: dict[Path, str], into: Path, rules: list[Rule]) -> list[dict[str, Any]]:
+def _snapshot(
+    session: Session, names: dict[Path, str], into: Path, rules: list[Rule]
+) -> list[dict[str, Any]]:
     """Copy every source under ``into`` by its bundle name, redacting by ``rules``; the redactions."""
     owners = _agent_lines(session, {r.agent for r in rules if r.kind == "agent"})
     line_based = {s.path.resolve() for s in session.sources if s.byte_addressed}
@@ -134,8 +154,11 @@ def _snapshot(session: Session, names: dict[Path, str], into: Path, rules: list[
             shutil.copyfile(path, dest)
             continue
         if path not in line_based:
-            raise ExportError("redaction works on line-based sources (JSON lines, text); this one is a "
-                              "JSON document or an archive", path=path)
+            raise ExportError(
+                "redaction works on line-based sources (JSON lines, text); this one is a "
+                "JSON document or an archive",
+                path=path,
+            )
         with open(path, "rb") as src, open(dest, "wb") as dst:
             for n, raw in enumerate(src, 1):
                 line = raw[:-1] if raw.endswith(b"\n") else raw

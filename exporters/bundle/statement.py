@@ -45,33 +45,68 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, Any]:
     for i in map(int, file_calls(session)):
         fc = file_change(session, i)
         if fc is not None:
-            changes.append({"at": at(i), "agent": t.string(t.agent, i), "path": fc.path, "tool": fc.tool,
-                            "operation": fc.edit.operation, "pre": fc.pre, "post": fc.post,
-                            "result": at(fc.result) if fc.result is not None else None})
+            changes.append(
+                {
+                    "at": at(i),
+                    "agent": t.string(t.agent, i),
+                    "path": fc.path,
+                    "tool": fc.tool,
+                    "operation": fc.edit.operation,
+                    "pre": fc.pre,
+                    "post": fc.post,
+                    "result": at(fc.result) if fc.result is not None else None,
+                }
+            )
     return {
-        "session": {"format": session.format, "task": session.task, "runs": session.runs,
-                    "status": session.status, "recovered": session.recovered},
+        "session": {
+            "format": session.format,
+            "task": session.task,
+            "runs": session.runs,
+            "status": session.status,
+            "recovered": session.recovered,
+        },
         "events": len(session),
         "kinds": session.kinds(),
         "agents": [
-            {"id": a.id, "parent": a.parent, "run": a.run, "outcome": a.outcome,
-             "events": int(per_agent[code]) if (code := t.pool.find(a.id)) is not None and code < len(per_agent)
-             else 0}
+            {
+                "id": a.id,
+                "parent": a.parent,
+                "run": a.run,
+                "outcome": a.outcome,
+                "events": int(per_agent[code])
+                if (code := t.pool.find(a.id)) is not None and code < len(per_agent)
+                else 0,
+            }
             for a in session.agents.values()
         ],
         "integrity": {
             "chain": integ.chain,
             "tornTail": integ.torn_tail is not None,
             "firstBadLsn": integ.first_bad_lsn,
-            "corrupt": [{"at": where(c.get("file", ""), c.get("line")), "lsn": c.get("lsn"),
-                         "reason": c.get("reason")} for c in integ.corrupt],
-            "skipped": [{"at": where(c.get("file", ""), c.get("line")), "reason": c.get("reason")}
-                        for c in integ.skipped],
+            "corrupt": [
+                {
+                    "at": where(c.get("file", ""), c.get("line")),
+                    "lsn": c.get("lsn"),
+                    "reason": c.get("reason"),
+                }
+                for c in integ.corrupt
+            ],
+            "skipped": [
+                {"at": where(c.get("file", ""), c.get("line")), "reason": c.get("reason")}
+                for c in integ.skipped
+            ],
         },
         "fileChanges": changes,
         "approvals": [
-            {"at": at(a.request), "decision": a.decision, "approver": a.approver, "tool": a.tool,
-             "target": a.target, "gated": at(a.gated) if a.gated is not None else None, "inferred": a.inferred}
+            {
+                "at": at(a.request),
+                "decision": a.decision,
+                "approver": a.approver,
+                "tool": a.tool,
+                "target": a.target,
+                "gated": at(a.gated) if a.gated is not None else None,
+                "inferred": a.inferred,
+            }
             for a in approvals(session)
         ],
         "recoveries": [
@@ -102,8 +137,10 @@ def statement(
             "createdAt": export_time().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "entry": entry,
             "part": part,
-            "sources": [{"name": c.name, "size": c.size, "lines": c.leaves.count, "head": h}
-                        for c, h in zip(carried, heads, strict=True)],
+            "sources": [
+                {"name": c.name, "size": c.size, "lines": c.leaves.count, "head": h}
+                for c, h in zip(carried, heads, strict=True)
+            ],
             "merkle": merkle,
             "redactions": redactions,
             **facts,

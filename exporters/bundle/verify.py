@@ -163,9 +163,15 @@ def _checks(
     payload_text = _envelope_field(doc, "payload", str, v.origin)
     sigs = _envelope_field(doc, "signatures", list, v.origin)
     arts = _envelope_field(doc, "artifacts", list, v.origin)
-    add(Check("payloadType", ptype == PAYLOAD_TYPE,
-              "in-toto (application/vnd.in-toto+json)" if ptype == PAYLOAD_TYPE
-              else f"payloadType is {ptype!r}, expected {PAYLOAD_TYPE!r}"))
+    add(
+        Check(
+            "payloadType",
+            ptype == PAYLOAD_TYPE,
+            "in-toto (application/vnd.in-toto+json)"
+            if ptype == PAYLOAD_TYPE
+            else f"payloadType is {ptype!r}, expected {PAYLOAD_TYPE!r}",
+        )
+    )
     try:
         payload = b64decode(payload_text)
     except ValueError:
@@ -187,8 +193,14 @@ def _checks(
     if v.redactions:
         where = ", ".join(f"{r['source']}:{r['line']}" for r in v.redactions[:5])
         more = f" and {len(v.redactions) - 5} more" if len(v.redactions) > 5 else ""
-        add(Check("redactions", True, f"{len(v.redactions)} line(s) carried redacted ({where}{more}); "
-                                      "their original leaves are in the signed tree"))
+        add(
+            Check(
+                "redactions",
+                True,
+                f"{len(v.redactions)} line(s) carried redacted ({where}{more}); "
+                "their original leaves are in the signed tree",
+            )
+        )
     for line in reveal:
         _reveal(v, pred, hashes, stmt["subject"], line)
     if any(not c.ok for c in v.checks if c.name in ("artifacts",)) or len(carried) != len(stmt["subject"]):
@@ -205,7 +217,11 @@ def _envelope_field(doc: dict[str, Any], key: str, typ: type, origin: str) -> An
 
 
 def _signature(
-    v: Verification, doc: dict[str, Any], ptype: str, payload: bytes | None, sigs: list[Any],
+    v: Verification,
+    doc: dict[str, Any],
+    ptype: str,
+    payload: bytes | None,
+    sigs: list[Any],
     trust: list[TrustedKey] | None,
 ) -> None:
     add = v.checks.append
@@ -236,8 +252,14 @@ def _signature(
             where = "no trusted key was given" if trust is None else "that key is not among the trusted keys"
             add(Check("trust", False, f"untrusted: {where} (--key PUB or --allowed-signers FILE)"))
             return
-    add(Check("signature", False, "the signature does not verify: the payload, its type or the signature "
-                                  "was altered, or another key signed"))
+    add(
+        Check(
+            "signature",
+            False,
+            "the signature does not verify: the payload, its type or the signature "
+            "was altered, or another key signed",
+        )
+    )
     add(Check("trust", False, "no trusted key verifies the signature"))
 
 
@@ -261,25 +283,42 @@ def _statement(payload: bytes) -> dict[str, Any]:
     if not isinstance(stmt, dict) or stmt.get("_type") != STATEMENT_TYPE:
         raise _Bad(f"the payload is not an in-toto Statement v1 (_type {STATEMENT_TYPE})")
     if stmt.get("predicateType") != PREDICATE_TYPE:
-        raise _Bad(f"predicateType {stmt.get('predicateType')!r} is not one this walkback verifies "
-                   f"({PREDICATE_TYPE})")
+        raise _Bad(
+            f"predicateType {stmt.get('predicateType')!r} is not one this walkback verifies "
+            f"({PREDICATE_TYPE})"
+        )
     subjects, pred = stmt.get("subject"), stmt.get("predicate")
     if not isinstance(subjects, list) or not isinstance(pred, dict):
         raise _Bad("the statement has no subject list or no predicate")
     for s in subjects:
-        if not (isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("digest"), dict)
-                and isinstance(s["digest"].get("sha256"), str)):
+        if not (
+            isinstance(s, dict)
+            and isinstance(s.get("name"), str)
+            and isinstance(s.get("digest"), dict)
+            and isinstance(s["digest"].get("sha256"), str)
+        ):
             raise _Bad("a subject has no name or no sha256 digest")
     m = pred.get("merkle")
-    ok = (isinstance(m, dict) and isinstance(m.get("root"), str) and isinstance(m.get("treeSize"), int)
-          and isinstance(m.get("blockSize"), int) and isinstance(m.get("blocks"), list)
-          and isinstance(pred.get("sources"), list) and isinstance(pred.get("redactions"), list)
-          and isinstance(pred.get("entry"), str))
+    ok = (
+        isinstance(m, dict)
+        and isinstance(m.get("root"), str)
+        and isinstance(m.get("treeSize"), int)
+        and isinstance(m.get("blockSize"), int)
+        and isinstance(m.get("blocks"), list)
+        and isinstance(pred.get("sources"), list)
+        and isinstance(pred.get("redactions"), list)
+        and isinstance(pred.get("entry"), str)
+    )
     if not ok:
         raise _Bad("the predicate lacks its merkle, sources, redactions or entry")
     for r in pred["redactions"]:
-        if not (isinstance(r, dict) and isinstance(r.get("source"), str) and isinstance(r.get("line"), int)
-                and isinstance(r.get("leaf"), str) and len(r["leaf"]) == 64):
+        if not (
+            isinstance(r, dict)
+            and isinstance(r.get("source"), str)
+            and isinstance(r.get("line"), int)
+            and isinstance(r.get("leaf"), str)
+            and len(r["leaf"]) == 64
+        ):
             raise _Bad("a redaction has no source, line or leaf")
     return stmt
 
@@ -303,16 +342,27 @@ def _artifacts(
     extra = [n for n in by_name if n not in signed]
     problems = [f"{n} is signed but missing (removed)" for n in missing]
     problems += [f"{n} is carried but not signed (added; not imported)" for n in extra]
-    v.checks.append(Check("artifacts", not problems, "; ".join(problems) or f"{len(signed)} file(s), "
-                                                                             "exactly the signed ones"))
+    v.checks.append(
+        Check(
+            "artifacts",
+            not problems,
+            "; ".join(problems) or f"{len(signed)} file(s), exactly the signed ones",
+        )
+    )
     out = []
     for s in subjects:
         d = by_name.get(s["name"])
         if d is None:
             continue
         ok = d.item.sha256 == s["digest"]["sha256"]
-        v.checks.append(Check(f"digest {s['name']}", ok, f"sha256 {d.item.sha256[:16]}…, {d.item.size} bytes"
-                              + ("" if ok else f"; signed {s['digest']['sha256'][:16]}…: the file was altered")))
+        v.checks.append(
+            Check(
+                f"digest {s['name']}",
+                ok,
+                f"sha256 {d.item.sha256[:16]}…, {d.item.size} bytes"
+                + ("" if ok else f"; signed {s['digest']['sha256'][:16]}…: the file was altered"),
+            )
+        )
         out.append(d.item)
     return out
 
@@ -330,24 +380,52 @@ def _merkle(
     at = None
     if not ok:
         at = _first_bad_block(hashes, m, carried)
-    v.checks.append(Check("merkle", ok, f"RFC 6962 root {head.hex()[:16]}… over {size} lines"
-                          + ("" if ok else f"; signed {str(m['root'])[:16]}… over {m['treeSize']}"
-                             + (f": damage starts in the block holding {at}" if at else "")), at=at))
+    v.checks.append(
+        Check(
+            "merkle",
+            ok,
+            f"RFC 6962 root {head.hex()[:16]}… over {size} lines"
+            + (
+                ""
+                if ok
+                else f"; signed {str(m['root'])[:16]}… over {m['treeSize']}"
+                + (f": damage starts in the block holding {at}" if at else "")
+            ),
+            at=at,
+        )
+    )
     heads = [chain_head(c.leaves.last) for c in carried]
     claimed = {s.get("name"): s for s in pred["sources"] if isinstance(s, dict)}
-    bad = [(c, h) for c, h in zip(carried, heads, strict=True)
-           if (claimed.get(c.name) or {}).get("head") != h
-           or (claimed.get(c.name) or {}).get("lines") != c.leaves.count]
+    bad = [
+        (c, h)
+        for c, h in zip(carried, heads, strict=True)
+        if (claimed.get(c.name) or {}).get("head") != h
+        or (claimed.get(c.name) or {}).get("lines") != c.leaves.count
+    ]
     if bad:
         c, h = bad[0]
         want = claimed.get(c.name) or {}
-        v.checks.append(Check("chain head", False, f"{c.name}: {c.leaves.count} lines ending at head "
-                              f"{str(h)[:16]}…; signed {want.get('lines')} lines, head {str(want.get('head'))[:16]}…"
-                              " (a truncated or extended tail)", at=f"{c.name}:{min(c.leaves.count, want.get('lines') or 1)}"))
+        v.checks.append(
+            Check(
+                "chain head",
+                False,
+                f"{c.name}: {c.leaves.count} lines ending at head "
+                f"{str(h)[:16]}…; signed {want.get('lines')} lines, head {str(want.get('head'))[:16]}…"
+                " (a truncated or extended tail)",
+                at=f"{c.name}:{min(c.leaves.count, want.get('lines') or 1)}",
+            )
+        )
     else:
         shown = [h for h in heads if h]
-        v.checks.append(Check("chain head", True, f"{len(shown)} hash chain head(s) and every line count "
-                                                  "as signed" if shown else "line counts as signed (no hash chain)"))
+        v.checks.append(
+            Check(
+                "chain head",
+                True,
+                f"{len(shown)} hash chain head(s) and every line count as signed"
+                if shown
+                else "line counts as signed (no hash chain)",
+            )
+        )
     return hashes
 
 
@@ -386,19 +464,34 @@ def _reveal(
         if bytes.fromhex(r["leaf"]) == leaf and r["source"] in offsets:
             index = offsets[r["source"]] + r["line"] - 1
             proof = merkle.inclusion_proof(hashes, index) if index < len(hashes) // merkle.HASH else []
-            ok = merkle.verify_inclusion(leaf, index, pred["merkle"]["treeSize"], proof,
-                                         bytes.fromhex(pred["merkle"]["root"]))
-            v.checks.append(Check(f"reveal {r['source']}:{r['line']}", ok,
-                                  f"the revealed line is the one redacted there; its inclusion proof "
-                                  f"({len(proof)} hashes) verifies against the signed root" if ok else
-                                  "the revealed line matches the redacted leaf, but not the signed tree",
-                                  at=None if ok else f"{r['source']}:{r['line']}"))
+            ok = merkle.verify_inclusion(
+                leaf, index, pred["merkle"]["treeSize"], proof, bytes.fromhex(pred["merkle"]["root"])
+            )
+            v.checks.append(
+                Check(
+                    f"reveal {r['source']}:{r['line']}",
+                    ok,
+                    f"the revealed line is the one redacted there; its inclusion proof "
+                    f"({len(proof)} hashes) verifies against the signed root"
+                    if ok
+                    else "the revealed line matches the redacted leaf, but not the signed tree",
+                    at=None if ok else f"{r['source']}:{r['line']}",
+                )
+            )
             return
-    v.checks.append(Check("reveal", False, f"the revealed line (leaf {leaf.hex()[:16]}…) matches no redacted "
-                                           "line: it is not what was redacted"))
+    v.checks.append(
+        Check(
+            "reveal",
+            False,
+            f"the revealed line (leaf {leaf.hex()[:16]}…) matches no redacted "
+            "line: it is not what was redacted",
+        )
+    )
 
 
-def _reimport(v: Verification, pred: dict[str, Any], carried: list[container.Carried], tmp: Path) -> Session | None:
+def _reimport(
+    v: Verification, pred: dict[str, Any], carried: list[container.Carried], tmp: Path
+) -> Session | None:
     """Import the carried files from a private folder and derive every fact again."""
     from walkback.importers import load
 
@@ -420,8 +513,15 @@ def _reimport(v: Verification, pred: dict[str, Any], carried: list[container.Car
     names = {(root / c.name).resolve(): c.name for c in carried}
     read = sorted(names.get(p.resolve(), str(p)) for p in session.files())
     ok = read == sorted(c.name for c in carried)
-    v.checks.append(Check("import", ok, f"{len(session)} events from {session.format}, re-imported from the "
-                          "carried files" if ok else f"the carried files import as a session of {read}"))
+    v.checks.append(
+        Check(
+            "import",
+            ok,
+            f"{len(session)} events from {session.format}, re-imported from the carried files"
+            if ok
+            else f"the carried files import as a session of {read}",
+        )
+    )
     derived = facts(session, names)
     for key in FACTS:
         v.checks.append(_compare(key, derived[key], pred.get(key)))
@@ -434,15 +534,22 @@ def _compare(key: str, mine: Any, signed: Any) -> Check:
     """One fact re-derived vs as signed; a list names its first differing entry."""
     if mine == signed:
         size = f"{len(mine)} " if isinstance(mine, list) else ""
-        return Check(key, True, f"{size}{key} as signed" if not isinstance(mine, int) else f"{mine} as signed")
+        return Check(
+            key, True, f"{size}{key} as signed" if not isinstance(mine, int) else f"{mine} as signed"
+        )
     if isinstance(mine, list) and isinstance(signed, list):
         for k in range(max(len(mine), len(signed))):
             a = mine[k] if k < len(mine) else None
             b = signed[k] if k < len(signed) else None
             if a != b:
                 at = (a or b or {}).get("at") if isinstance(a or b, dict) else None
-                return Check(key, False, f"{len(mine)} re-derived, {len(signed)} signed; entry {k} differs: "
-                             f"{_short(a)} vs signed {_short(b)}", at=at if isinstance(at, str) else None)
+                return Check(
+                    key,
+                    False,
+                    f"{len(mine)} re-derived, {len(signed)} signed; entry {k} differs: "
+                    f"{_short(a)} vs signed {_short(b)}",
+                    at=at if isinstance(at, str) else None,
+                )
     return Check(key, False, f"re-derived {_short(mine)}, signed {_short(signed)}")
 
 
@@ -452,8 +559,10 @@ def _redacted_breaks(v: Verification, integrity: dict[str, Any]) -> None:
     bad = [c["at"] for c in integrity["corrupt"]]
     check = next(c for c in v.checks if c.name == "integrity")
     if check.ok and bad and hidden and set(bad) <= hidden:
-        check.reason = (f"as signed: the hash chain breaks only at {len(bad)} redacted line(s), which the "
-                        "Merkle tree vouches for")
+        check.reason = (
+            f"as signed: the hash chain breaks only at {len(bad)} redacted line(s), which the "
+            "Merkle tree vouches for"
+        )
 
 
 def _short(value: Any) -> str:

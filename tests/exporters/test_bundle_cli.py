@@ -31,17 +31,29 @@ def test_export_lists_every_registered_exporter() -> None:
 @pytest.mark.parametrize(
     "make, words",
     [
-        (lambda d: (d / "j.jsonl").write_bytes((SAMPLES / "rename-crashed" / "journal.jsonl").read_bytes()),
-         "not a walkback bundle"),
-        (lambda d: (d / "j.jsonl").write_bytes(b'{"mediaType": "application/vnd.walkback.bundle.v1+json", '),
-         "not JSON"),
-        (lambda d: (d / "j.jsonl").write_bytes(b'{"mediaType":"application/vnd.walkback.bundle.v9+json"}'),
-         "v9"),
+        (
+            lambda d: (d / "j.jsonl").write_bytes(
+                (SAMPLES / "rename-crashed" / "journal.jsonl").read_bytes()
+            ),
+            "not a walkback bundle",
+        ),
+        (
+            lambda d: (d / "j.jsonl").write_bytes(
+                b'{"mediaType": "application/vnd.walkback.bundle.v1+json", '
+            ),
+            "not JSON",
+        ),
+        (
+            lambda d: (d / "j.jsonl").write_bytes(b'{"mediaType":"application/vnd.walkback.bundle.v9+json"}'),
+            "v9",
+        ),
         (lambda d: (d / "j.jsonl").write_bytes(b"%PDF-1.7\n"), "PDF"),
         (lambda d: None, "cannot read"),
     ],
 )
-def test_unusable_input_exits_2_with_one_line(make, words: str, tmp_path: Path, keys: tuple[Path, Path]) -> None:  # type: ignore[no-untyped-def]
+def test_unusable_input_exits_2_with_one_line(
+    make, words: str, tmp_path: Path, keys: tuple[Path, Path]
+) -> None:  # type: ignore[no-untyped-def]
     make(tmp_path)
     r = run("verify", tmp_path / "j.jsonl", "--key", keys[1])
     assert r.exit_code == 2
@@ -53,7 +65,10 @@ def test_bad_key_files_exit_2(tmp_path: Path, keys: tuple[Path, Path]) -> None:
     b = bundle(SAMPLES / "rename-crashed", tmp_path / "b.json", key)
     assert "private key" in run("verify", b, "--key", key).stderr
     assert run("verify", b, "--key", key).exit_code == 2
-    assert run("export", "bundle", SAMPLES / "rename-crashed", "-o", tmp_path / "x.json", "--key", pub).exit_code == 2
+    assert (
+        run("export", "bundle", SAMPLES / "rename-crashed", "-o", tmp_path / "x.json", "--key", pub).exit_code
+        == 2
+    )
     garbage = tmp_path / "signers"
     garbage.write_text("just-one-field\n")
     r = run("verify", b, "--allowed-signers", garbage)
@@ -61,7 +76,9 @@ def test_bad_key_files_exit_2(tmp_path: Path, keys: tuple[Path, Path]) -> None:
     assert run("keygen", "-o", key).exit_code != 0  # never overwrites a key
 
 
-def test_redaction_still_verifies_and_a_reveal_proves_the_line(tmp_path: Path, keys: tuple[Path, Path]) -> None:
+def test_redaction_still_verifies_and_a_reveal_proves_the_line(
+    tmp_path: Path, keys: tuple[Path, Path]
+) -> None:
     key, pub = keys
     source = SAMPLES / "rename-clean"
     b = bundle(source, tmp_path / "r.json", key, redact=["args.old"])
@@ -101,8 +118,9 @@ def test_a_redaction_that_hides_a_subagent_link_is_refused(tmp_path: Path, keys:
     assert not (tmp_path / "x.json").exists()
 
 
-def test_a_bundle_opens_as_a_verified_session(tmp_path: Path, keys: tuple[Path, Path],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bundle_opens_as_a_verified_session(
+    tmp_path: Path, keys: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from walkback.importers import load
 
     key, pub = keys

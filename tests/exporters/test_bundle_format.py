@@ -96,7 +96,9 @@ def test_the_envelope_verifies_with_securesystemslib(tmp_path: Path) -> None:
 @needs_ssh
 def test_an_ssh_keygen_key_signs_and_its_allowed_signers_line_trusts_it(tmp_path: Path) -> None:
     key = tmp_path / "id_ed25519"
-    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", "dev@example.com", "-f", key], check=True)
+    subprocess.run(
+        [SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", "dev@example.com", "-f", key], check=True
+    )
     pub = key.with_name("id_ed25519.pub")
     listed = subprocess.run([SSH_KEYGEN, "-lf", pub], check=True, capture_output=True, text=True).stdout
     assert fingerprint(load_public(pub)) == listed.split()[1]
@@ -122,8 +124,23 @@ def test_a_keygen_key_is_an_openssh_key(tmp_path: Path) -> None:
     signers = tmp_path / "allowed_signers"
     signers.write_text("me@example.com " + pub.read_text())
     assert [k.keyid for k in allowed_signers(signers)] == [fingerprint(load_private(key).public_key())]
-    ok = subprocess.run([SSH_KEYGEN, "-Y", "verify", "-f", signers, "-I", "me@example.com", "-n", "walkback-bundle",
-                         "-s", f"{msg}.sig"], input=b"hello", capture_output=True)
+    ok = subprocess.run(
+        [
+            SSH_KEYGEN,
+            "-Y",
+            "verify",
+            "-f",
+            signers,
+            "-I",
+            "me@example.com",
+            "-n",
+            "walkback-bundle",
+            "-s",
+            f"{msg}.sig",
+        ],
+        input=b"hello",
+        capture_output=True,
+    )
     assert ok.returncode == 0, ok.stderr
 
 
@@ -133,11 +150,17 @@ def test_pkcs8_pem_keys_sign_too(tmp_path: Path) -> None:
 
     k = Ed25519PrivateKey.generate()
     pem = tmp_path / "k.pem"
-    pem.write_bytes(k.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()))
+    pem.write_bytes(
+        k.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     pub = tmp_path / "k.pub.pem"
-    pub.write_bytes(k.public_key().public_bytes(serialization.Encoding.PEM,
-                                                serialization.PublicFormat.SubjectPublicKeyInfo))
+    pub.write_bytes(
+        k.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
     b = bundle(SAMPLES / "rename-crashed", tmp_path / "b.json", pem)
     assert run("verify", b, "--key", pub).exit_code == 0
     assert sign(load_private(pem), PAYLOAD_TYPE, b"x")["keyid"] == fingerprint(k.public_key())
@@ -148,8 +171,12 @@ def test_a_reformatted_bundle_still_verifies(tmp_path: Path) -> None:
     key, pub = keypair(tmp_path)
     b = bundle(SAMPLES / "multi-agent", tmp_path / "b.json", key)
     doc = orjson.loads(b.read_bytes())
-    doc = {"signer": doc["signer"], "note": 'a "data" key: "\\"', "artifacts": doc["artifacts"],
-           **{k: v for k, v in doc.items() if k not in ("signer", "artifacts")}}
+    doc = {
+        "signer": doc["signer"],
+        "note": 'a "data" key: "\\"',
+        "artifacts": doc["artifacts"],
+        **{k: v for k, v in doc.items() if k not in ("signer", "artifacts")},
+    }
     pretty = tmp_path / "pretty.json"
     pretty.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     r = run("verify", pretty, "--key", pub, "--json")

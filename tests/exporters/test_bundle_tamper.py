@@ -39,6 +39,7 @@ def _lines_edit(fn: Any) -> Any:
         lines = source_lines(doc)
         fn(lines)
         set_source(doc, lines)
+
     return go
 
 
@@ -79,8 +80,16 @@ def _flip_signature(doc: dict[str, Any]) -> None:
 
 
 TAMPERS = {
-    "flipped byte in a source": (_lines_edit(_flip_source), {"digest journal.jsonl", "merkle"}, "journal.jsonl:7"),
-    "record dropped from the middle": (_lines_edit(_drop_middle), {"merkle", "integrity"}, "journal.jsonl:11"),
+    "flipped byte in a source": (
+        _lines_edit(_flip_source),
+        {"digest journal.jsonl", "merkle"},
+        "journal.jsonl:7",
+    ),
+    "record dropped from the middle": (
+        _lines_edit(_drop_middle),
+        {"merkle", "integrity"},
+        "journal.jsonl:11",
+    ),
     "last record dropped": (_lines_edit(_drop_last), {"chain head", "events", "merkle"}, None),
     "records swapped": (_lines_edit(_swap), {"merkle", "integrity"}, "journal.jsonl:9"),
     "artifact removed": (_remove_artifact, {"artifacts"}, None),
@@ -109,8 +118,8 @@ def test_a_tampered_bundle_fails_the_check_that_names_it(
 
 def test_damage_is_located_at_its_first_event(signed: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """The badge data: the failed check's line, and the first event read from that line on."""
-    from walkback.exporters.bundle.verify import open_bundle, verify
     from walkback.exporters.bundle.keys import trust_key
+    from walkback.exporters.bundle.verify import open_bundle, verify
 
     b, _, pub = signed
     bad = edit(b, tmp_path / "t.json", _lines_edit(_flip_source))
@@ -122,7 +131,9 @@ def test_damage_is_located_at_its_first_event(signed: tuple[Path, Path, Path], t
     assert session.verification is v
 
 
-def test_a_trusted_signer_whose_predicate_lies_is_caught(signed: tuple[Path, Path, Path], tmp_path: Path) -> None:
+def test_a_trusted_signer_whose_predicate_lies_is_caught(
+    signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
     """Re-signed with the trusted key itself: only re-deriving the facts catches the lie."""
     b, key, pub = signed
 

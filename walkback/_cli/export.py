@@ -42,7 +42,9 @@ def command_for(exp: Any) -> click.Command:
         for opt in exp.options:
             if opt.unset and opt.name.replace("-", "_") not in given:
                 click.echo(f"walkback export {exp.name}: {opt.unset}", err=True)
-        kwargs = {o.name: given[o.name.replace("-", "_")] for o in exp.options if o.name.replace("-", "_") in given}
+        kwargs = {
+            o.name: given[o.name.replace("-", "_")] for o in exp.options if o.name.replace("-", "_") in given
+        }
         if isinstance(exp, SourceExporter):
             written = exp.export_source(path, out, **kwargs)
         else:
@@ -51,16 +53,26 @@ def command_for(exp: Any) -> click.Command:
 
     params: list[click.Parameter] = [
         click.Argument(["path"], type=click.Path(path_type=Path)),
-        click.Option(["-o", "--output", "out"], required=True, type=click.Path(path_type=Path),
-                     help=f"File to write (usually *{exp.suffix}); written atomically."),
+        click.Option(
+            ["-o", "--output", "out"],
+            required=True,
+            type=click.Path(path_type=Path),
+            help=f"File to write (usually *{exp.suffix}); written atomically.",
+        ),
     ]
     for opt in exp.options:
-        params.append(click.Option([f"--{opt.name}"], help=opt.help, multiple=opt.multiple, is_flag=opt.flag,
-                                   metavar=None if opt.flag else opt.metavar))
+        params.append(
+            click.Option(
+                [f"--{opt.name}"],
+                help=opt.help,
+                multiple=opt.multiple,
+                is_flag=opt.flag,
+                metavar=None if opt.flag else opt.metavar,
+            )
+        )
     doc = (type(exp).__doc__ or f"The {exp.name} export.").strip()
     doc = doc.split(": ", 1)[1] if doc.startswith("``") and ": " in doc else doc  # drop ``walkback ...``:
-    return click.Command(exp.name, callback=run, params=params, help=doc,
-                         short_help=doc.splitlines()[0][:80])
+    return click.Command(exp.name, callback=run, params=params, help=doc, short_help=doc.splitlines()[0][:80])
 
 
 @click.group(cls=ExportGroup)

@@ -13,8 +13,14 @@ from .common import emit_json, handle_errors, json_option, safe
 
 
 @click.command()
-@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path),
-              help="Private key file to write (mode 0600); the public key goes to OUT.pub.")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Private key file to write (mode 0600); the public key goes to OUT.pub.",
+)
 @click.option("-C", "--comment", default=None, help="Comment on the public key (default: user@host).")
 @handle_errors
 def keygen(out: Path, comment: str | None) -> None:
@@ -25,24 +31,46 @@ def keygen(out: Path, comment: str | None) -> None:
     from walkback.exporters.bundle.keys import fingerprint, generate, load_public
 
     private, public = generate(out, comment=comment or f"{getpass.getuser()}@{socket.gethostname()}")
-    click.echo(safe(f"{private}: private key (keep it secret); {public}: public key, "
-                    f"{fingerprint(load_public(public))}"))
+    click.echo(
+        safe(
+            f"{private}: private key (keep it secret); {public}: public key, "
+            f"{fingerprint(load_public(public))}"
+        )
+    )
     click.echo(safe(f"trust it: echo \"$(whoami) $(cut -d' ' -f1,2 {public})\" >> allowed_signers"), err=True)
 
 
 @click.command()
 @click.argument("bundle", type=click.Path(path_type=Path))
-@click.option("--key", "key", type=click.Path(path_type=Path), help="Trust exactly this public key (KEY.pub).")
-@click.option("--allowed-signers", "signers", type=click.Path(path_type=Path),
-              help="Trust the keys of this git/OpenSSH allowed_signers file "
-                   "(default: git's gpg.ssh.allowedSignersFile).")
+@click.option(
+    "--key", "key", type=click.Path(path_type=Path), help="Trust exactly this public key (KEY.pub)."
+)
+@click.option(
+    "--allowed-signers",
+    "signers",
+    type=click.Path(path_type=Path),
+    help="Trust the keys of this git/OpenSSH allowed_signers file "
+    "(default: git's gpg.ssh.allowedSignersFile).",
+)
 @click.option("--identity", help="With --allowed-signers: only keys whose principals match NAME.")
-@click.option("--reveal", "reveals", multiple=True, type=click.Path(path_type=Path), metavar="LINE-FILE",
-              help="Prove redacted lines: each line of LINE-FILE must be an original a redaction hid.")
+@click.option(
+    "--reveal",
+    "reveals",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="LINE-FILE",
+    help="Prove redacted lines: each line of LINE-FILE must be an original a redaction hid.",
+)
 @json_option
 @handle_errors
-def verify(bundle: Path, key: Path | None, signers: Path | None, identity: str | None,
-           reveals: tuple[Path, ...], as_json: bool) -> None:
+def verify(
+    bundle: Path,
+    key: Path | None,
+    signers: Path | None,
+    identity: str | None,
+    reveals: tuple[Path, ...],
+    as_json: bool,
+) -> None:
     """Verify a signed bundle offline: signature and trust, digests, Merkle root, chain heads, and
     every fact re-derived by importing the carried files again.
 
@@ -64,8 +92,10 @@ def verify(bundle: Path, key: Path | None, signers: Path | None, identity: str |
     else:
         found = default_trust()
         if found is None:
-            raise click.UsageError("say whom to trust: --key PUB or --allowed-signers FILE "
-                                   "(or set git's gpg.ssh.allowedSignersFile)")
+            raise click.UsageError(
+                "say whom to trust: --key PUB or --allowed-signers FILE "
+                "(or set git's gpg.ssh.allowedSignersFile)"
+            )
         trust = found[0]
     lines = [line for p in reveals for line in _lines(p)]
     with open_bundle(bundle) as f:
@@ -74,7 +104,11 @@ def verify(bundle: Path, key: Path | None, signers: Path | None, identity: str |
         emit_json(v.as_json())
     else:
         for c in v.checks:
-            where = f" [at {c.at}" + (f", step {c.event + 1}" if c.event is not None else "") + "]" if c.at else ""
+            where = (
+                f" [at {c.at}" + (f", step {c.event + 1}" if c.event is not None else "") + "]"
+                if c.at
+                else ""
+            )
             click.echo(safe(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.reason}{where}"))
         verdict = f"valid, signed by {v.signer}" if v.ok else "DOES NOT VERIFY"
         click.echo(safe(f"{bundle}: {verdict}"), err=not v.ok)
