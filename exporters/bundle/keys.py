@@ -122,12 +122,12 @@ def _public_or_none(data: bytes) -> Ed25519PublicKey | None:
     return None
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, *, empty: bool = False) -> bytes:
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         raise KeyFileError(f"cannot read: {e.strerror}", path=path) from None
-    if not data.strip():
+    if not empty and not data.strip():
         raise KeyFileError("empty file", path=path)
     return data
 
@@ -166,10 +166,7 @@ def allowed_signers(
     Raises:
         KeyFileError: the file cannot be read, or a line is malformed (named by its number).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise KeyFileError(f"cannot read: {e.strerror}", path=path) from None
+    data = _read(path, empty=True)  # no lines: no trusted keys
     when = now or datetime.now(UTC)
     out: list[TrustedKey] = []
     for n, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):

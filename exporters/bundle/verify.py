@@ -101,7 +101,8 @@ def open_bundle(path: Path) -> IO[bytes]:
     """The bundle's bytes from ``path``: a bundle file, or a PDF report with the bundle attached.
 
     Raises:
-        UnusableBundle: the file cannot be read (a PDF that carries no bundle: UnusableReport).
+        UnusableBundle: the file cannot be read.
+        UnusableReport: a PDF that carries no walkback bundle (:mod:`walkback.exporters.pdf.extract`).
     """
     try:
         f = open(path, "rb")  # noqa: SIM115 - the caller closes it

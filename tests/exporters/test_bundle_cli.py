@@ -47,7 +47,7 @@ def test_export_lists_every_registered_exporter() -> None:
             lambda d: (d / "j.jsonl").write_bytes(b'{"mediaType":"application/vnd.walkback.bundle.v9+json"}'),
             "v9",
         ),
-        (lambda d: (d / "j.jsonl").write_bytes(b"%PDF-1.7\n"), "PDF"),
+        (lambda d: (d / "j.jsonl").write_bytes(b"%PDF-1.7\n"), "not a readable PDF"),
         (lambda d: None, "cannot read"),
     ],
 )
