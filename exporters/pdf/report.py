@@ -26,6 +26,8 @@ from walkback.timeline.views import Approval, approval_counts, approvals, file_c
 
 MAX_CHANGES = 200
 """File changes printed with their diff; the rest are listed in the bundle."""
+MAX_FILES = 2000
+"""Changed files listed (a session may touch more: the bundle lists every one)."""
 MAX_DIFF_LINES = 60
 MAX_COMMANDS = 400
 MAX_APPROVALS = 1000
@@ -201,7 +203,7 @@ def build(
         span=(t1 - t0) if t0 is not None and t1 is not None and t1 > t0 else 1.0,
         changes=changes,
         changes_total=changes_total,
-        files=files,
+        files=files[:MAX_FILES],
         commands=commands,
         commands_total=commands_total,
         approvals=items[:MAX_APPROVALS],
@@ -311,44 +313,34 @@ def _lanes(session: Session, t0: float | None) -> list[Lane]:
     return lanes
 
 
-def _changes(session: Session, where: Callable[[int], str]) -> tuple[list[Change], list[dict[str, Any]], int]:
-    """The first file changes with their diffs, and a per-file table of every changed path."""
-    calls = np.flatnonzero(
-        (columns(session).kind == KIND_INDEX["tool_call"]) & (columns(session).flags & FILE != 0)
-    )
-    out: list[Change] = []
-    per_file: dict[str, dict[str, Any]] = {}
+def _changes(
+    session: Session, where: Callable[[int], str]
+) -> tuple[list[Change], list[dict[str, Any]], int]:
+    """The first file changes with their diffs, and a per-file table of every changed path (its
+    first and last change read, not all of them: a big session has tens of thousands)."""
+    c = columns(session)
+    calls = np.flatnonzero((c.kind == KIND_INDEX["tool_call"]) & (c.flags & FILE != 0))
     rows = file_rows(session)
-    for i in map(int, calls):
+    files = []
+    for path, idx in rows.items():
+        first, last = file_change(session, int(idx[0])), file_change(session, int(idx[-1]))
+        files.append({"path": path, "changes": len(idx),
+                      "first_pre": (first.pre if first else None) or "unknown",
+                      "last_post": (last.post if last else None) or "unknown"})
+    out: list[Change] = []
+    for i in map(int, calls[:MAX_CHANGES]):
         fc = file_change(session, i)
         if fc is None:
             continue
         ev = session.event(i)
-        entry = per_file.setdefault(
-            fc.path, {"path": fc.path, "changes": 0, "first_pre": fc.pre or "unknown", "last_post": "unknown"}
-        )
-        entry["changes"] += 1
-        entry["last_post"] = fc.post or "unknown"
-        if len(out) >= MAX_CHANGES:
-            continue
         view = change_view(session, i, history=rows.get(fc.path))
         lines = unified(view) if view is not None and not view.binary and not view.too_large else []
-        out.append(
-            Change(
-                step=i + 1,
-                agent=ev.agent,
-                path=fc.path,
-                tool=fc.tool,
-                operation=fc.edit.operation,
-                pre=fc.pre or "unknown",
-                post=fc.post or "unknown",
-                status=ev.status,
-                diff=lines[:MAX_DIFF_LINES],
-                cut=max(0, len(lines) - MAX_DIFF_LINES),
-                where=where(i),
-            )
-        )
-    return out, list(per_file.values()), int(len(calls))
+        out.append(Change(
+            step=i + 1, agent=ev.agent, path=fc.path, tool=fc.tool, operation=fc.edit.operation,
+            pre=fc.pre or "unknown", post=fc.post or "unknown", status=ev.status,
+            diff=lines[:MAX_DIFF_LINES], cut=max(0, len(lines) - MAX_DIFF_LINES), where=where(i),
+        ))
+    return out, sorted(files, key=lambda f: f["path"]), int(len(calls))
 
 
 def _commands(session: Session) -> tuple[list[Command], int]:
