@@ -57,7 +57,8 @@ class _Span:
                 self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
             return os.pread(self._fd, length, offset)
         except OSError as e:
-            raise ImporterError(f"cannot read the record at byte {offset}: {e.strerror}", path=self.path) from None
+            why = f"cannot read the record at byte {offset}: {e.strerror}"
+            raise ImporterError(why, path=self.path) from None
 
     def __del__(self) -> None:
         if self._fd is not None:
