@@ -7,6 +7,7 @@ verification procedure are in ``docs/bundle.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ from walkback.exporters.base import Option
 from walkback.timeline.session import Session
 
 from .keys import load_private
-from .redact import parse_rule
+from .redact import Rule, parse_rule
+from .sign import Sources, write_bundle
 
 __all__ = ["EXPORTER", "BundleExporter"]
 
@@ -41,7 +43,7 @@ class BundleExporter:
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
-        return self._write(session, out, None, None, options)
+        return self._write(lambda rules: Sources.of(session, rules), out, None, None, options)
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
         """Bundle the session at ``path``: the address given (a run directory, ``file#part``) is what
@@ -50,16 +52,20 @@ class BundleExporter:
         from walkback.importers.registry import split_part
 
         file, part = split_part(path)
-        return self._write(load(path), out, file, part, options)
+        return self._write(lambda rules: Sources.of(load(path), rules), out, file, part, options)
 
     def _write(
-        self, session: Session, out: Path, entry: Path | None, part: str | None, options: dict[str, Any]
+        self,
+        sources: Callable[[list[Rule]], Sources],
+        out: Path,
+        entry: Path | None,
+        part: str | None,
+        options: dict[str, Any],
     ) -> Path:
-        from .sign import write_bundle
-
+        """Check the key and rules before anything is read, then bundle."""
         key = load_private(Path(options["key"])) if options.get("key") else None
         rules = [parse_rule(r) for r in options.get("redact") or ()]
-        return write_bundle(session, Path(out), entry=entry, part=part, key=key, rules=rules)
+        return write_bundle(sources(rules), Path(out), entry=entry, part=part, key=key, rules=rules)
 
 
 EXPORTER = BundleExporter()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,28 @@ def layout(files: list[Path], entry: Path | None = None) -> tuple[Path, dict[Pat
     return root, {p: p.relative_to(root).as_posix() for p in resolved}
 
 
+@dataclass(frozen=True)
+class Sources:
+    """What bundling needs to know of a session (so the session itself can be let go of before
+    its snapshot is imported: two million-event sessions are not held at once)."""
+
+    files: list[Path]
+    line_based: frozenset[Path]
+    """The files whose records are lines (only those can be redacted)."""
+    owners: dict[tuple[Path, int], str]
+    """``(file, line) -> agent`` for the agents ``agent:`` rules name."""
+
+    @classmethod
+    def of(cls, session: Session, rules: list[Rule]) -> Sources:
+        return cls(
+            files=session.files(),
+            line_based=frozenset(s.path.resolve() for s in session.sources if s.byte_addressed),
+            owners=_agent_lines(session, {r.agent for r in rules if r.kind == "agent"}),
+        )
+
+
 def write_bundle(
-    session: Session,
+    sources: Sources,
     out: Path,
     *,
     entry: Path | None = None,
@@ -49,7 +70,7 @@ def write_bundle(
     key: Ed25519PrivateKey | None = None,
     rules: list[Rule] = (),  # type: ignore[assignment]
 ) -> Path:
-    """Write the bundle of ``session`` (read from ``entry``, default its first file) to ``out``.
+    """Write the bundle of a session's ``sources`` (read from ``entry``, default its first file).
 
     Raises:
         ExportError: the session has no files, or a redaction would change which files it reads.
@@ -58,7 +79,7 @@ def write_bundle(
 
     from walkback import __version__
 
-    files = session.files()
+    files = sources.files
     if not files:
         raise ExportError("the session was not read from files; nothing to bundle")
     root, names = layout(files, entry)
@@ -66,7 +87,7 @@ def write_bundle(
     entry_name = start.relative_to(root).as_posix() if start != root else "."
     with tempfile.TemporaryDirectory(prefix="walkback-bundle-") as tmp:
         snap = Path(tmp)
-        redactions = _snapshot(session, names, snap, list(rules))
+        redactions = _snapshot(sources, names, snap, list(rules))
         copy = load(str(snap / entry_name) + (f"#{part}" if part else ""))
         read = {p.resolve().relative_to(snap.resolve()).as_posix() for p in copy.files()}
         if read != set(names.values()):
@@ -77,6 +98,7 @@ def write_bundle(
                 path=files[0],
             )
         derived = facts(copy, {(snap / n).resolve(): n for n in names.values()})
+        del copy  # the facts are all the bundle needs of it; free it before streaming
         ordered = [(n, snap / n) for n in names.values()]
 
         def envelope(carried: list[container.Carried]) -> dict[str, Any]:
@@ -141,11 +163,10 @@ def chain_head(last: bytes) -> str | None:
 
 
 def _snapshot(
-    session: Session, names: dict[Path, str], into: Path, rules: list[Rule]
+    sources: Sources, names: dict[Path, str], into: Path, rules: list[Rule]
 ) -> list[dict[str, Any]]:
     """Copy every source under ``into`` by its bundle name, redacting by ``rules``; the redactions."""
-    owners = _agent_lines(session, {r.agent for r in rules if r.kind == "agent"})
-    line_based = {s.path.resolve() for s in session.sources if s.byte_addressed}
+    owners, line_based = sources.owners, sources.line_based
     redactions: list[dict[str, Any]] = []
     for path, name in names.items():
         dest = into / name

@@ -10,10 +10,12 @@ not line-based), never by a path on the signer's machine.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 from walkback.exporters.base import export_time
 from walkback.timeline.session import Session
 from walkback.timeline.views import approvals, file_calls, file_change
@@ -26,8 +28,10 @@ FACTS = ("session", "events", "kinds", "agents", "integrity", "fileChanges", "ap
 """The predicate keys :func:`facts` derives from the session (compared one by one by verify)."""
 
 
-def facts(session: Session, names: dict[Path, str]) -> dict[str, Any]:
-    """What the session says, addressed by artifact name (``names``: resolved source path -> name)."""
+def facts(session: Session, names: dict[Path, str]) -> dict[str, bytes]:
+    """What the session says, addressed by artifact name (``names``: resolved source path -> name),
+    as the JSON of each predicate key: a million events' file changes are serialised as they are
+    derived (some 80 MB of JSON), never held as a list of dicts (several times that)."""
     src_name = [names.get(s.path.resolve(), str(s.path.name)) for s in session.sources]
 
     def at(i: int) -> str:
@@ -41,12 +45,12 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, Any]:
     integ = session.integrity
     t = session.table
     per_agent = np.bincount(np.frombuffer(t.agent, dtype=np.uint32)[: len(t)]) if len(t) else np.zeros(0)
-    changes = []
-    for i in map(int, file_calls(session)):
-        fc = file_change(session, i)
-        if fc is not None:
-            changes.append(
-                {
+
+    def changes() -> Iterator[dict[str, Any]]:
+        for i in map(int, file_calls(session)):
+            fc = file_change(session, i)
+            if fc is not None:
+                yield {
                     "at": at(i),
                     "agent": t.string(t.agent, i),
                     "path": fc.path,
@@ -56,8 +60,8 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, Any]:
                     "post": fc.post,
                     "result": at(fc.result) if fc.result is not None else None,
                 }
-            )
-    return {
+
+    derived: dict[str, Any] = {
         "session": {
             "format": session.format,
             "task": session.task,
@@ -96,7 +100,7 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, Any]:
                 for c in integ.skipped
             ],
         },
-        "fileChanges": changes,
+        "fileChanges": changes(),
         "approvals": [
             {
                 "at": at(a.request),
@@ -114,12 +118,18 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, Any]:
             for f in session.recovery_findings
         ],
     }
+    return {k: json_list(v) if isinstance(v, Iterator) else orjson.dumps(v) for k, v in derived.items()}
+
+
+def json_list(items: Iterator[Any]) -> bytes:
+    """``orjson.dumps(list(items))``, byte for byte, one item at a time."""
+    return b"[" + b",".join(map(orjson.dumps, items)) + b"]"
 
 
 def statement(
     carried: list[Carried],
     *,
-    facts: dict[str, Any],
+    facts: dict[str, bytes],
     entry: str,
     part: str | None,
     merkle: dict[str, Any],
@@ -143,6 +153,6 @@ def statement(
             ],
             "merkle": merkle,
             "redactions": redactions,
-            **facts,
+            **{k: orjson.Fragment(v) for k, v in facts.items()},
         },
     }
