@@ -42,15 +42,33 @@ class BlobStore:
         except BlobError:
             return False
 
-    def put(self, data: bytes) -> str:
-        """Store ``data`` durably and return its name ``sha256:<hex>``. Idempotent."""
+    def put(self, data: bytes, *, durable: bool = True) -> str:
+        """Store ``data`` and return its name ``sha256:<hex>``. Idempotent.
+
+        ``durable``: fsynced, with every directory entry down to it, before this returns (what a
+        record naming the blob relies on). Otherwise a copy that a kill keeps but a power loss may
+        lose or tear, for data that is durable elsewhere (an image inline in its intent); a later
+        durable put of the same data therefore checks the stored bytes instead of trusting them.
+        """
         hexd = hashlib.sha256(data).hexdigest()
+        name = "sha256:" + hexd
         target = self.root / "sha256" / hexd[:2] / hexd
-        if target.is_file():
-            return "sha256:" + hexd
-        self.ops.mkdir(target.parent)
-        atomic_write(target, data, ops=self.ops)
-        return "sha256:" + hexd
+        if target.is_file() and (not durable or self._holds(target, hexd)):
+            return name
+        self.ops.mkdir(target.parent, durable=durable)
+        atomic_write(target, data, ops=self.ops, durable=durable)
+        if durable:  # directories a copy's put may have made without syncing their entries
+            for d in (target.parent.parent, self.root, self.root.parent):
+                self.ops.fsync_dir(d)
+        return name
+
+    @staticmethod
+    def _holds(target: Path, hexd: str) -> bool:
+        try:
+            with open(target, "rb") as f:
+                return hashlib.file_digest(f, "sha256").hexdigest() == hexd
+        except OSError:
+            return False
 
     def get(self, name: str) -> bytes:
         """Return the blob's bytes, checking they still hash to the name."""

@@ -60,8 +60,9 @@ class FileOps:
     def truncate(self, path: Path, size: int) -> None:
         os.truncate(path, size)
 
-    def mkdir(self, path: Path) -> None:
-        """Create ``path`` and missing parents, fsyncing each new directory's parent."""
+    def mkdir(self, path: Path, *, durable: bool = True) -> None:
+        """Create ``path`` and missing parents, fsyncing each new directory's parent (not when
+        ``durable`` is False: for copies that may be lost)."""
         missing: list[Path] = []
         p = path
         while not p.exists():
@@ -72,7 +73,8 @@ class FileOps:
                 os.mkdir(d)
             except FileExistsError:
                 continue  # made meanwhile by another process; its creator syncs it
-            self.fsync_dir(d.parent)
+            if durable:
+                self.fsync_dir(d.parent)
 
     def fsync_dir(self, path: Path) -> None:
         """fsync a directory so that entries created or renamed in it survive a power loss."""
@@ -136,12 +138,15 @@ def confined(root: Path, path: Path) -> Path:
     return parent / path.name
 
 
-def atomic_write(path: Path, data: bytes, *, ops: FileOps = OS, root: Path | None = None) -> None:
+def atomic_write(
+    path: Path, data: bytes, *, ops: FileOps = OS, root: Path | None = None, durable: bool = True
+) -> None:
     """Write ``data`` to ``path`` so that a crash leaves either the old or the new content.
 
     Temp file (:func:`temp_path`, created exclusively) in the same directory, write, fsync, rename
     over the target, fsync the directory. The temp file is removed if anything before the rename
-    fails. With ``root``, the target must stay inside it (:func:`confined`).
+    fails. With ``root``, the target must stay inside it (:func:`confined`). With ``durable``
+    False nothing is fsynced: a kill leaves old or new, a power loss may leave anything.
     """
     if root is not None:
         path = confined(root, path)
@@ -150,7 +155,8 @@ def atomic_write(path: Path, data: bytes, *, ops: FileOps = OS, root: Path | Non
         fd = ops.open_new(tmp)
         try:
             ops.write(fd, data)
-            ops.fsync(fd)
+            if durable:
+                ops.fsync(fd)
         finally:
             ops.close(fd)
         ops.replace(tmp, path)
@@ -160,4 +166,5 @@ def atomic_write(path: Path, data: bytes, *, ops: FileOps = OS, root: Path | Non
         if isinstance(e, OSError):
             raise naming(e, path) from None
         raise
-    ops.fsync_dir(path.parent)
+    if durable:
+        ops.fsync_dir(path.parent)

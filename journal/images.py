@@ -4,9 +4,10 @@ A file tool's intent names the target's content before and after by hash (``pre`
 content itself (the *image*) is what a redo writes and a restore puts back, so it must be durable
 before the effect (docs/journal-format.md §4). An image of at most :data:`INLINE_MAX` bytes travels
 inside the intent, which is fsynced anyway (``pre_image``/``post_image``: ``{"text": ...}`` for
-UTF-8, ``{"base64": ...}`` otherwise); a bigger one is a blob, written and fsynced before the
-intent. Journals written before inline images have every image in the blob store, so a reader looks
-inline first, then in the store: :func:`intent_image` is that one rule.
+UTF-8, ``{"base64": ...}`` otherwise) and a copy of it is left in the blob store unsynced (for
+readers that look images up by hash; a power loss may lose it); a bigger one is a blob, written and
+fsynced before the intent. Journals written before inline images have every image in the blob
+store, so a reader looks inline first, then in the store: :func:`intent_image` is that one rule.
 """
 
 from __future__ import annotations
@@ -49,18 +50,19 @@ def _decode(value: Any) -> bytes | None:
 def image_fields(pre: bytes | None, post: bytes | None, blobs: BlobStore) -> dict[str, Any]:
     """The intent fields that carry a file tool's images (``None``: the file does not exist).
 
-    Small images are returned inline; bigger ones are put in ``blobs`` now (durably, before the
-    intent that names them) and named by the intent's ``pre``/``post`` hash alone. A post image
-    equal to the pre image (a no-op) is not repeated.
+    Small images are returned inline, and a copy is left in ``blobs`` without any fsync (readers
+    that look images up by hash find it there; a power loss may lose it, the inline image stays).
+    Bigger ones are put in ``blobs`` durably now, before the intent that names them by its
+    ``pre``/``post`` hash alone. A post image equal to the pre image (a no-op) is not repeated.
     """
     fields: dict[str, Any] = {}
     for which, data in (("pre", pre), ("post", post)):
         if data is None or (which == "post" and data == pre):
             continue
-        if len(data) <= INLINE_MAX:
+        small = len(data) <= INLINE_MAX
+        if small:
             fields[f"{which}_image"] = encode_image(data)
-        else:
-            blobs.put(data)
+        blobs.put(data, durable=not small)
     return fields
 
 
