@@ -122,8 +122,20 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, bytes]:
 
 
 def json_list(items: Iterator[Any]) -> bytes:
-    """``orjson.dumps(list(items))``, byte for byte, one item at a time."""
-    return b"[" + b",".join(map(orjson.dumps, items)) + b"]"
+    """``orjson.dumps(list(items))``, byte for byte, one item at a time.
+
+    Items are joined a batch at a time: each small ``orjson.dumps`` result keeps the few KiB its
+    buffer started with, so holding 333,000 of them would take over a GB.
+    """
+    parts: list[bytes] = []
+    batch: list[bytes] = []
+    for item in items:
+        batch.append(orjson.dumps(item))
+        if len(batch) >= 4096:
+            parts.append(b",".join(batch))
+            batch.clear()
+    parts.append(b",".join(batch))
+    return b"[" + b",".join(p for p in parts if p) + b"]"
 
 
 def statement(

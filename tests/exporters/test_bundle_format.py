@@ -181,3 +181,11 @@ def test_a_reformatted_bundle_still_verifies(tmp_path: Path) -> None:
     pretty.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     r = run("verify", pretty, "--key", pub, "--json")
     assert r.exit_code == 0, [c for c in checks(r).values() if not c["ok"]]
+
+
+@pytest.mark.parametrize("n", [0, 1, 4095, 4096, 4097, 9000])
+def test_facts_lists_serialise_exactly_as_one_dumps(n: int) -> None:
+    from walkback.exporters.bundle.statement import json_list
+
+    items = [{"at": f"journal.jsonl:{i}", "post": None} for i in range(n)]
+    assert json_list(iter(items)) == orjson.dumps(items)
