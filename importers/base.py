@@ -7,7 +7,10 @@ pairing, agents and the count of skipped records.
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -224,3 +227,133 @@ def usage(given: object, cached: object, output: object, reasoning: object, tota
         reasoning_tokens=integer(reasoning),
         total_tokens=integer(total),
     )
+
+
+RUNNING_SECONDS = 120.0
+"""A session whose file and last record are this recent is taken to be still running."""
+
+
+def written_lately(path: Path, last: float | None) -> bool:
+    """The agent is still writing ``path``: the file changed, and its last record was stamped,
+    within :data:`RUNNING_SECONDS` (a copy of an old session is fresh on disk only)."""
+    now = time.time()
+    try:
+        changed = path.stat().st_mtime
+    except OSError:
+        return False
+    stamped = changed if last is None or last != last else last  # NaN: the record had no time
+    return now - changed < RUNNING_SECONDS and now - stamped < RUNNING_SECONDS
+
+
+# -- helpers the JSON-document importers share (Copilot legacy, OpenHands, SWE-agent) -------------
+def load_document(path: Path) -> object:
+    """A whole JSON document (a BOM skipped); one that cannot be read or is not JSON is an
+    :class:`ImporterError` naming the file and line."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+    try:
+        return orjson.loads(data.removeprefix(BOM))
+    except orjson.JSONDecodeError as e:
+        raise ImporterError(f"not a JSON document: {e.msg}", path=path, line=e.lineno) from None
+
+
+@dataclass(frozen=True)
+class DiffFile:
+    """One file's part of a unified diff (git's, or a plain ``---``/``+++`` one)."""
+
+    path: str
+    operation: str
+    """``create``, ``update``, ``delete`` or ``move``."""
+    patch: str
+    """This file's lines of the diff, exactly as written."""
+    moved_to: str | None = None
+
+    @property
+    def added_text(self) -> str | None:
+        """The whole new file of a diff that creates it (its ``+`` lines), else None."""
+        if self.operation != "create":
+            return None
+        lines = self.patch.splitlines(keepends=True)
+        start = next((k for k, line in enumerate(lines) if line.startswith("@@")), len(lines))
+        out = [line[1:] for line in lines[start:] if line.startswith("+")]
+        if out and lines[-1].startswith("\\"):  # "\ No newline at end of file"
+            out[-1] = out[-1].rstrip("\r\n")
+        return "".join(out)
+
+
+_GIT_DIFF = re.compile(r"diff --git a/(.*?) b/(.*?)\s*$")
+
+
+def split_diff(text: str) -> list[DiffFile]:
+    """The files a unified diff changes, in order, each with its own part of the text (a
+    submission, a tool's diff output). Empty for text that is not a diff."""
+    lines = text.splitlines(keepends=True)
+    starts = [k for k, line in enumerate(lines) if line.startswith("diff --git ")]
+    if not starts:
+        starts = [
+            k
+            for k in range(len(lines) - 1)
+            if lines[k].startswith("--- ") and lines[k + 1].startswith("+++ ")
+        ]
+    ends = [*starts[1:], len(lines)]
+    return [f for s, e in zip(starts, ends, strict=True) if (f := _diff_file(lines[s:e])) is not None]
+
+
+def _diff_path(given: str) -> str | None:
+    """A ``---``/``+++`` header's path (``a/``/``b/`` and a trailing time dropped; None: /dev/null)."""
+    path = given.split("\t", 1)[0].strip()
+    if path == "/dev/null" or not path:
+        return None
+    return path[2:] if path.startswith(("a/", "b/")) else path
+
+
+def _diff_file(part: list[str]) -> DiffFile | None:
+    old: str | None = None
+    new: str | None = None
+    op, moved = "update", None
+    seen_old = seen_new = False
+    for raw in part:
+        line = raw.rstrip("\r\n")
+        if line.startswith("@@"):
+            break
+        if line.startswith("new file mode"):
+            op = "create"
+        elif line.startswith("deleted file mode"):
+            op = "delete"
+        elif line.startswith("rename to "):
+            moved = line[len("rename to ") :]
+        elif line.startswith("--- ") and not seen_old:
+            old, seen_old = _diff_path(line[4:]), True
+        elif line.startswith("+++ ") and not seen_new:
+            new, seen_new = _diff_path(line[4:]), True
+    m = _GIT_DIFF.match(part[0].rstrip("\r\n"))
+    if m is not None:
+        old = old if seen_old else m.group(1)
+        new = new if seen_new else m.group(2)
+    if seen_old and old is None:
+        op = "create"
+    if seen_new and new is None:
+        op = "delete"
+    path = (old if op == "delete" else new) or old
+    if not path:
+        return None
+    if moved and op == "update":
+        return DiffFile(old or path, "move", "".join(part), moved)
+    return DiffFile(path, op, "".join(part))
+
+
+def in_force(changes: object, line: int) -> object:
+    """The value in force at ``line`` from ``[[line, value], ...]`` changes in file order (a model
+    switched mid-session); None before the first."""
+    if not isinstance(changes, list):
+        return None
+    found = None
+    for change in changes:
+        if not isinstance(change, list) or len(change) != 2 or not isinstance(change[0], int):
+            continue
+        if change[0] > line:
+            break
+        found = change[1]
+    return found

@@ -32,7 +32,7 @@ from walkback.journal.paths import JOURNAL_NAME
 from walkback.journal.runlock import lock_is_held
 from walkback.timeline.session import parse_time
 
-from .base import BOM, mapping, string
+from .base import BOM, mapping, string, written_lately
 from .codex._read import head as rollout_head
 
 HEAD_BYTES = 1 << 18
@@ -41,8 +41,6 @@ TAIL_BYTES = 1 << 16
 """Bytes read from a session's end for its last time and how it ended."""
 DOCUMENT_LIMIT = 64 << 20
 """A single-document session larger than this is listed from its file alone (not parsed)."""
-RUNNING_SECONDS = 120.0
-"""A session file written to this recently is taken to be still running."""
 TASK_CHARS = 500
 
 
@@ -202,7 +200,7 @@ def summarize(agent: str, path: Path) -> SessionInfo:
         facts.ended = _ENDS.get(agent, _no_end)(tail, path)
         records = _lines(file)
     end = facts.end if facts.end is not None else st.st_mtime
-    running = time.time() - st.st_mtime < RUNNING_SECONDS or agent == "walkback" and lock_is_held(path)
+    running = written_lately(file, facts.end) or agent == "walkback" and lock_is_held(path)
     status = "running" if running else facts.ended or "unknown"
     if agent == "gemini-cli" and not facts.workspace:
         facts.workspace = _gemini_project(file)

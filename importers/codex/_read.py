@@ -9,7 +9,6 @@ file (``sub`` = the file's place in the patch).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,14 +19,12 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.sources import JsonLines
 
-from ..base import first_record, integer, json_lines, mapping, relative, string
+from ..base import first_record, integer, json_lines, mapping, relative, string, written_lately
 from ._calls import interpret, outcome, output_text, short
 
 ROOT_AGENT = "main"
 RECENT_CALLS = 8192
 """Calls remembered after their output, for the end events that follow it (exec_command_end)."""
-RUNNING_SECONDS = 120.0
-"""A rollout written to this recently is taken to be still running."""
 RECENT_TEXTS = 16
 SETTINGS = ("model", "approval_policy", "sandbox_policy", "effort", "cwd", "permission_profile")
 HARNESS_PREFIXES = (
@@ -136,6 +133,8 @@ class RolloutReader:
         """The task came from a prompt event (the best source: later messages do not change it)."""
         self.line = self.offset = self.length = 0
         self.ts = math.nan
+        self.last_ts = math.nan
+        """The time of the last record that had one."""
 
     # -- rows -----------------------------------------------------------------------------------
     def add(
@@ -171,7 +170,9 @@ class RolloutReader:
         b = self.b
         for offset, line, length, rec in json_lines(self.path, b, self.src):
             self.offset, self.line, self.length = offset, line, length
-            self.ts = self.clock(rec.get("timestamp"))
+            self.ts = ts = self.clock(rec.get("timestamp"))
+            if ts == ts:
+                self.last_ts = ts
             typ = string(rec.get("type"))
             payload = rec.get("payload")
             ptype = string(payload.get("type")) if isinstance(payload, dict) else ""
@@ -505,11 +506,7 @@ def _outcome(turn: str) -> str:
 def _status(b: SessionBuilder, root: RolloutReader) -> str:
     """``running`` while the rollout is being written, ``crashed`` when calls or a turn were left
     open, else how the last turn ended (``unknown`` for rollouts without turn records)."""
-    try:
-        age = time.time() - root.path.stat().st_mtime
-    except OSError:
-        age = math.inf
-    if age < RUNNING_SECONDS:
+    if written_lately(root.path, root.last_ts):
         return "running"
     if b.unanswered() or root.turn == "open":
         return "crashed"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +23,9 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonItems, JsonLines
 
-from ..base import BOM, embedded_json, json_lines, mapping, string
+from ..base import BOM, embedded_json, json_lines, mapping, string, written_lately
 
 ROOT_AGENT = "main"
-RUNNING_SECONDS = 120.0
-"""A chat written to this recently is taken to be still running."""
 EDIT_TOOLS = frozenset({"write_file", "replace", "edit", "smart_edit"})
 """Gemini CLI tools that change the file named by their ``file_path``."""
 PATH_ARGS = ("file_path", "absolute_path", "path", "dir_path", "directory")
@@ -82,8 +79,12 @@ class ChatReader:
         self.task = ""
         self.src = 0
         self.line = self.offset = self.length = 0
+        self.last_ts = math.nan
+        """The time of the last event that had one."""
 
     def add(self, kind: str, typ: str, ts: float, **kw: Any) -> int:
+        if ts == ts:
+            self.last_ts = ts
         return self.b.add(
             kind,
             type=typ,
@@ -241,16 +242,12 @@ def read_chat(b: SessionBuilder, path: Path) -> Iterator[None]:
         yield from reader.lines()
         b.agent(name, task=reader.task)
     b.interleave = bool(children)
-    b.session.status = _status(b, path)
+    b.session.status = _status(b, path, main.last_ts)
 
 
-def _status(b: SessionBuilder, path: Path) -> str:
+def _status(b: SessionBuilder, path: Path, last: float) -> str:
     """``running`` while written, ``crashed`` when calls were left without a result, else
     ``unknown``: a chat has no record of its end."""
-    try:
-        age = time.time() - path.stat().st_mtime
-    except OSError:
-        age = math.inf
-    if age < RUNNING_SECONDS:
+    if written_lately(path, last):
         return "running"
     return "crashed" if b.unanswered() else "unknown"

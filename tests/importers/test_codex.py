@@ -4,6 +4,7 @@ a minimal hand-written rollout, the commands on real files, and the mutation fuz
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,9 +270,13 @@ def test_a_call_without_output_is_pending_and_the_session_crashed(tmp_path: Path
     assert s.pending() == [2] and s.status == "crashed"
 
 
-def test_a_rollout_being_written_is_running(tmp_path: Path) -> None:
+def test_a_rollout_being_written_is_running_a_fresh_copy_of_an_old_one_is_not(tmp_path: Path) -> None:
     path = rollout(tmp_path, call("exec_command", "c1", cmd="make"))
     os.utime(path)
+    assert load(path).status == "crashed"  # its records are old: a copy, not a live session
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    with open(path, "ab") as f:
+        f.write(orjson.dumps({"timestamp": now, "type": "event_msg", "payload": {"type": "x"}}) + b"\n")
     assert load(path).status == "running"
 
 

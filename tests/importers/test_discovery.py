@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import orjson
@@ -131,6 +132,10 @@ def test_a_session_still_being_written_is_running(machine: tuple[dict[str, str],
     env, home = machine
     path = Path(env["CODEX_HOME"]) / "sessions" / "2026" / "05" / "11" / CODEX_FILE
     os.utime(path)
+    assert summarize("codex", path).status == "completed"  # fresh on disk, old inside: a copy
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    with open(path, "ab") as f:
+        f.write(orjson.dumps({"timestamp": now, "type": "event_msg", "payload": {"type": "x"}}) + b"\n")
     assert summarize("codex", path).status == "running"
 
 
