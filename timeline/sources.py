@@ -8,6 +8,8 @@ source defines; the parsed record itself is never held. Three kinds cover every 
 * :class:`JsonItems`: one JSON document (a file, or a member of a zip such as Inspect's ``.eval``);
   ``offset`` is the index of the item in the array at a JSON pointer (``/trajectory``), or -1 for
   the value at the pointer itself.
+* :class:`JsonSpan`: as :class:`JsonItems`, in a JSON value that is a byte span of a file (a line
+  of JSON lines holding many items, an OTLP batch; one sample of a document too big to parse whole).
 
 Byte-addressed sources can be searched without parsing (``timeline.query.text_mask``).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -124,12 +127,7 @@ class JsonItems:
         """The zip member holding the document, if :attr:`path` is a zip."""
 
     def read(self, offset: int, length: int) -> Any:
-        value = resolve(_document(self.path, self.member), self.pointer)
-        if offset < 0:
-            return value
-        if not isinstance(value, list) or offset >= len(value):
-            raise ImporterError(f"no item {offset} at {self.pointer or '/'} any more", path=self.path)
-        return value[offset]
+        return _item(_document(self.path, self.member), self.pointer, offset, self.path)
 
     def where(self, offset: int, line: int) -> str:
         member = f"!{self.member}" if self.member else ""
@@ -138,6 +136,49 @@ class JsonItems:
 
     def __repr__(self) -> str:
         return f"JsonItems({str(self.path)!r}, {self.pointer!r}, member={self.member!r})"
+
+
+class JsonSpan:
+    """The items of one array inside a JSON value that is a byte span of a file, by index: a line
+    of a JSON-lines file whose record holds many items (an OTLP batch of spans), or one part of a
+    document too big to parse whole (a sample of an Inspect ``.json`` log)."""
+
+    byte_addressed = False
+
+    def __init__(
+        self, path: Path, start: int, length: int, pointer: str = "", *, line: int = 0, base: str = ""
+    ) -> None:
+        self.path = path
+        self.start = start
+        self.length = length
+        """The value's byte span in :attr:`path`."""
+        self.pointer = pointer
+        """RFC 6901 JSON pointer of the array inside the value."""
+        self.line = line
+        """The span's 1-based line when it is a line of JSON lines (0: it is not)."""
+        self.base = base
+        """The pointer of the value in its whole document (``/samples/3``), for :meth:`where`."""
+
+    def read(self, offset: int, length: int) -> Any:
+        return _item(_document(self.path, None, (self.start, self.length)), self.pointer, offset, self.path)
+
+    def where(self, offset: int, line: int) -> str:
+        at = f":{self.line}" if self.line else ""
+        item = f"/{offset}" if offset >= 0 else ""
+        return f"{self.path}{at}#{self.base}{self.pointer}{item}"
+
+    def __repr__(self) -> str:
+        return f"JsonSpan({str(self.path)!r}, {self.start}, {self.length}, {self.pointer!r})"
+
+
+def _item(doc: Any, pointer: str, offset: int, path: Path) -> Any:
+    """Item ``offset`` of the array at ``pointer`` in ``doc`` (-1: the value at the pointer)."""
+    value = resolve(doc, pointer)
+    if offset < 0:
+        return value
+    if not isinstance(value, list) or offset >= len(value):
+        raise ImporterError(f"no item {offset} at {pointer or '/'} any more", path=path)
+    return value[offset]
 
 
 def resolve(doc: Any, pointer: str) -> Any:
@@ -159,24 +200,29 @@ _cache: tuple[tuple[Any, ...], Any] | None = None
 """The last document parsed for a raw read: re-reading one item must not re-parse every time."""
 
 
-def _document(path: Path, member: str | None) -> Any:
+def _document(path: Path, member: str | None, span: tuple[int, int] | None = None) -> Any:
     global _cache
     try:
         st = path.stat()
     except OSError as e:
         raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
-    key = (str(path), member, st.st_size, st.st_mtime_ns)
+    key = (str(path), member, span, st.st_size, st.st_mtime_ns)
     with _cache_lock:
         if _cache is not None and _cache[0] == key:
             return _cache[1]
     try:
-        if member is None:
+        if span is not None:
+            with open(path, "rb") as f:
+                f.seek(span[0])
+                data = f.read(span[1])
+        elif member is None:
             data = path.read_bytes()
         else:
             with zipfile.ZipFile(path) as z:
                 data = z.read(member)
         doc = orjson.loads(data.removeprefix(BOM))
-    except (OSError, KeyError, zipfile.BadZipFile, orjson.JSONDecodeError) as e:
+    except (OSError, KeyError, EOFError, RuntimeError, NotImplementedError, zlib.error, zipfile.BadZipFile,
+            orjson.JSONDecodeError) as e:
         raise ImporterError(f"cannot read the document again: {e}", path=path) from None
     with _cache_lock:
         _cache = (key, doc)
