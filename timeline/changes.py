@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,27 +170,24 @@ def _compare(where: str, actual: str, post: str, session: Session, later: np.nda
 
 
 def _git_head_hash(workspace: Path, path: Path) -> str | None:
-    """Hash of the file at HEAD (``absent`` if HEAD lacks it); None when not a git work tree."""
+    """Hash of the file at HEAD (``absent`` if HEAD lacks it); None when not a git work tree or
+    HEAD has no commit yet. Read with GitPython's object database (no process per file)."""
+    import git
+
     try:
-        top = subprocess.run(
-            ["git", "-C", str(workspace), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            timeout=5,
-            check=False,
-        )
-        if top.returncode != 0:
-            return None
-        root = Path(top.stdout.decode().strip()).resolve()
+        repo = git.Repo(workspace, search_parent_directories=True)
+        root = Path(repo.working_tree_dir or "").resolve()
         rel = path.relative_to(root).as_posix()
-        got = subprocess.run(
-            ["git", "-C", str(root), "cat-file", "blob", f"HEAD:{rel}"],
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, ValueError, subprocess.TimeoutExpired):
+        tree = repo.head.commit.tree
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError, OSError):
         return None
-    return _sha(got.stdout) if got.returncode == 0 else ABSENT
+    try:
+        blob = tree / rel
+    except KeyError:
+        return ABSENT
+    if blob.type != "blob":
+        return ABSENT
+    return _sha(blob.data_stream.read())
 
 
 # -- diffs -------------------------------------------------------------------------------------
