@@ -163,7 +163,10 @@ def _checks(
     doc = opened.doc
     add = v.checks.append
     ptype = _envelope_field(doc, "payloadType", str, v.origin)
-    payload_text = _envelope_field(doc, "payload", str, v.origin)
+    payload_text = (
+        opened.payload if opened.payload is not None else _envelope_field(doc, "payload", str, v.origin)
+    )
+    opened.payload = None
     sigs = _envelope_field(doc, "signatures", list, v.origin)
     arts = _envelope_field(doc, "artifacts", list, v.origin)
     add(
@@ -179,6 +182,7 @@ def _checks(
         payload = b64decode(payload_text)
     except ValueError:
         payload = None
+    del payload_text
     _signature(v, doc, ptype, payload, sigs, trust)
     try:
         if payload is None:
@@ -188,7 +192,6 @@ def _checks(
         add(Check("statement", False, str(e)))
         return None
     del payload
-    doc.pop("payload")  # the base64 text: tens of MB for a million events
     pred = stmt["predicate"]
     signed = {k: orjson.dumps(pred.pop(k, None)) for k in FACTS}  # compact JSON, not lists of dicts
     v.predicate = pred
