@@ -6,12 +6,12 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import bundle, journal, pdf
+from . import bundle, journal, otlp, pdf, tables
 
 
 @hookimpl
 def register_exporters() -> list[Any]:
-    return [journal.EXPORTER, bundle.EXPORTER, pdf.EXPORTER]
+    return [journal.EXPORTER, bundle.EXPORTER, pdf.EXPORTER, otlp.EXPORTER, tables.CSV, tables.PARQUET]
 
 
 @hookimpl

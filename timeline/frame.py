@@ -25,7 +25,14 @@ def frame(session: Session) -> pd.DataFrame:
         return np.frombuffer(col, dtype=dtype)[:n] if n else np.zeros(0, dtype)
 
     def cat(col: Any) -> pd.Categorical:
-        return pd.Categorical(vals[view(col, np.uint32)])
+        """Pool ids as a categorical of only the strings used (no per-event string objects)."""
+        ids = view(col, np.uint32)
+        used = np.zeros(len(vals), dtype=bool)
+        used[ids] = True
+        present = np.flatnonzero(used)
+        code = np.full(len(vals), -1, dtype=np.int32)
+        code[present] = np.arange(len(present), dtype=np.int32)
+        return pd.Categorical.from_codes(code[ids], categories=pd.Index(vals[present], dtype=object))
 
     kinds = np.array(KINDS, dtype=object)
     return pd.DataFrame(

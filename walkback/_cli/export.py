@@ -34,9 +34,10 @@ def command_for(exp: Any) -> click.Command:
     """The ``walkback export <name>`` command of one exporter."""
 
     @handle_errors
-    def run(path: Path, out: Path, **options: Any) -> None:
+    def run(path: Path, out: Path | None, **options: Any) -> None:
         from walkback.exporters import SourceExporter
-        from walkback.importers import load
+        from walkback.importers import detect, load
+        from walkback.viewer.store import discover
 
         given = {k: v for k, v in options.items() if v not in (None, (), False)}
         for opt in exp.options:
@@ -45,7 +46,12 @@ def command_for(exp: Any) -> click.Command:
         kwargs = {
             o.name: given[o.name.replace("-", "_")] for o in exp.options if o.name.replace("-", "_") in given
         }
-        if isinstance(exp, SourceExporter):
+        many = discover([path], detect) if hasattr(exp, "export_many") and path.is_dir() else [path]
+        if many != [path]:  # a folder of sessions
+            if not many:
+                detect(path)  # says why this folder holds none
+            written = exp.export_many((load(p) for p in many), out, **kwargs)
+        elif isinstance(exp, SourceExporter):
             written = exp.export_source(path, out, **kwargs)
         else:
             written = exp.export(load(path, progress=progress_printer("reading")), out, **kwargs)
@@ -55,9 +61,11 @@ def command_for(exp: Any) -> click.Command:
         click.Argument(["path"], type=click.Path(path_type=Path)),
         click.Option(
             ["-o", "--output", "out"],
-            required=True,
+            required=getattr(exp, "needs_output", True),
             type=click.Path(path_type=Path),
-            help=f"File to write (usually *{exp.suffix}); written atomically.",
+            help=f"File to write (usually *{exp.suffix}); written atomically."
+            + (" A folder of sessions as PATH: several sessions in one output." if hasattr(exp, "export_many")
+               else ""),
         ),
     ]
     for opt in exp.options:
