@@ -6,9 +6,9 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import codex, gemini_cli, walkback_journal
+from . import aider, codex, gemini_cli, walkback_journal
 
 
 @hookimpl
 def register_importers() -> list[Any]:
-    return [walkback_journal.IMPORTER, codex.IMPORTER, gemini_cli.IMPORTER]
+    return [walkback_journal.IMPORTER, codex.IMPORTER, gemini_cli.IMPORTER, aider.IMPORTER]
