@@ -151,7 +151,7 @@ class Opened:
     doc: dict[str, Any]
     data: list[_Data]
     """Per artifact, in order: the file its data was decoded into, with digest and leaves."""
-    payload: bytes | None = None
+    payload: bytearray | None = None
     """The envelope's ``payload`` text (base64), taken out of ``doc`` (where it is ``""``): a
     million events' statement is some 140 MB of it, not to be held three times over."""
 
@@ -198,7 +198,7 @@ class _Scanner:
         self.pos = 0
         self.out: list[bytes] = []
         self.data: list[_Data] = []
-        self.payload: bytes | None = None
+        self.payload: bytearray | None = None
         self.stack: list[list[Any]] = []
         """Open containers: ``["{", key, expect_key]`` or ``["["]``."""
 
@@ -234,17 +234,12 @@ class _Scanner:
                 if not is_key and self._in_artifact_data():
                     self._data()
                     out.append(b'""')
+                elif not is_key and len(self.stack) == 1 and top is not None and top[1] == "payload":
+                    self.payload = bytearray()  # kept as bytes, never copied into the skeleton
+                    self._plain(self.payload.extend, "the payload")
+                    out.append(b'""')
                 else:
                     text = self._string()
-                    if (
-                        not is_key
-                        and len(self.stack) == 1
-                        and top is not None
-                        and top[1] == "payload"
-                        and b"\\" not in text
-                    ):
-                        self.payload = text[1:-1]  # kept as bytes: never copied into the skeleton
-                        text = b'""'
                     out.append(text)
                     if is_key:
                         assert top is not None
@@ -291,20 +286,24 @@ class _Scanner:
         index = len(self.data)
         d = _Data(self.into / f"artifact-{index}", index)
         self.data.append(d)
+        self._plain(d.add, f"artifact {index}: data")
+        d.close()
+
+    def _plain(self, sink: Callable[[bytes], Any], what: str) -> None:
+        """Pass the contents of a string without escapes (base64) to ``sink``, a block at a time."""
         self.pos += 1
         while True:
             j = self.buf.find(b'"', self.pos)
             chunk = self.buf[self.pos : j if j >= 0 else len(self.buf)]
             if b"\\" in chunk:
-                raise UnusableBundle(f"artifact {index}: data is not plain base64", path=self.origin)
-            d.add(chunk)
+                raise UnusableBundle(f"{what} is not plain base64", path=self.origin)
+            sink(chunk)
             if j >= 0:
                 self.pos = j + 1
-                d.close()
                 return
             self.pos = len(self.buf)
             if not self._more():
-                raise UnusableBundle("not JSON: the bundle ends inside an artifact's data", path=self.origin)
+                raise UnusableBundle(f"not JSON: the bundle ends inside {what}", path=self.origin)
 
 
 _UNITS = re.compile(rb'(?:[^"\\]++|\\.)*+', re.S)

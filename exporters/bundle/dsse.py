@@ -24,7 +24,7 @@ def pae(payload_type: str, payload: bytes) -> bytes:
     return b"DSSEv1 %d %b %d %b" % (len(t), t, len(payload), payload)
 
 
-def b64decode(text: str | bytes) -> bytes:
+def b64decode(text: str | bytes | bytearray) -> bytes:
     """Standard or URL-safe base64, padded or not (DSSE verifiers must accept both alphabets).
 
     Raises:

@@ -97,7 +97,8 @@ def write_bundle(
                 "redact fewer fields of the records that name them",
                 path=files[0],
             )
-        derived = facts(copy, {(snap / n).resolve(): n for n in names.values()})
+        pieces = facts(copy, {(snap / n).resolve(): n for n in names.values()})
+        derived = {k: b"".join(v) for k, v in pieces.items()}
         del copy  # the facts are all the bundle needs of it; free it before streaming
         ordered = [(n, snap / n) for n in names.values()]
 

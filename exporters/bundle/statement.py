@@ -28,10 +28,11 @@ FACTS = ("session", "events", "kinds", "agents", "integrity", "fileChanges", "ap
 """The predicate keys :func:`facts` derives from the session (compared one by one by verify)."""
 
 
-def facts(session: Session, names: dict[Path, str]) -> dict[str, bytes]:
+def facts(session: Session, names: dict[Path, str]) -> dict[str, Iterator[bytes]]:
     """What the session says, addressed by artifact name (``names``: resolved source path -> name),
-    as the JSON of each predicate key: a million events' file changes are serialised as they are
-    derived (some 80 MB of JSON), never held as a list of dicts (several times that)."""
+    as the JSON of each predicate key, in pieces: a million events' file changes are serialised as
+    they are derived (some 100 MB of JSON), never held as a list of dicts (several times that), and
+    ``verify`` hashes them without holding them at all."""
     src_name = [names.get(s.path.resolve(), str(s.path.name)) for s in session.sources]
 
     def at(i: int) -> str:
@@ -118,24 +119,29 @@ def facts(session: Session, names: dict[Path, str]) -> dict[str, bytes]:
             for f in session.recovery_findings
         ],
     }
-    return {k: json_list(v) if isinstance(v, Iterator) else orjson.dumps(v) for k, v in derived.items()}
+    return {
+        k: json_list(v) if isinstance(v, Iterator) else iter([orjson.dumps(v)]) for k, v in derived.items()
+    }
 
 
-def json_list(items: Iterator[Any]) -> bytes:
-    """``orjson.dumps(list(items))``, byte for byte, one item at a time.
+def json_list(items: Iterator[Any]) -> Iterator[bytes]:
+    """``orjson.dumps(list(items))`` in pieces (joined, byte for byte the same), derived lazily.
 
     Items are joined a batch at a time: each small ``orjson.dumps`` result keeps the few KiB its
     buffer started with, so holding 333,000 of them would take over a GB.
     """
-    parts: list[bytes] = []
+    yield b"["
     batch: list[bytes] = []
+    first = True
     for item in items:
         batch.append(orjson.dumps(item))
         if len(batch) >= 4096:
-            parts.append(b",".join(batch))
+            yield (b"" if first else b",") + b",".join(batch)
+            first = False
             batch.clear()
-    parts.append(b",".join(batch))
-    return b"[" + b",".join(p for p in parts if p) + b"]"
+    if batch:
+        yield (b"" if first else b",") + b",".join(batch)
+    yield b"]"
 
 
 def statement(

@@ -188,4 +188,4 @@ def test_facts_lists_serialise_exactly_as_one_dumps(n: int) -> None:
     from walkback.exporters.bundle.statement import json_list
 
     items = [{"at": f"journal.jsonl:{i}", "post": None} for i in range(n)]
-    assert json_list(iter(items)) == orjson.dumps(items)
+    assert b"".join(json_list(iter(items))) == orjson.dumps(items)
