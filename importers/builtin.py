@@ -6,9 +6,18 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import aider, codex, gemini_cli, walkback_journal
+from . import aider, codex, copilot_cli, gemini_cli, inspect, openhands, swe_agent, walkback_journal
 
 
 @hookimpl
 def register_importers() -> list[Any]:
-    return [walkback_journal.IMPORTER, codex.IMPORTER, gemini_cli.IMPORTER, aider.IMPORTER]
+    return [
+        walkback_journal.IMPORTER,
+        codex.IMPORTER,
+        gemini_cli.IMPORTER,
+        aider.IMPORTER,
+        inspect.IMPORTER,
+        copilot_cli.IMPORTER,
+        openhands.IMPORTER,
+        swe_agent.IMPORTER,
+    ]

@@ -14,6 +14,7 @@ import random
 import shutil
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -126,8 +127,8 @@ def _zip(data: bytes, rng: random.Random) -> bytes:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             members = {n: z.read(n) for n in z.namelist()}
-    except zipfile.BadZipFile:
-        return data
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError, NotImplementedError, RuntimeError, zlib.error):
+        return data  # an earlier mutation broke the zip itself: leave it broken
     if not members:
         return data
     name = rng.choice(sorted(members))
