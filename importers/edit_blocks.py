@@ -143,14 +143,21 @@ def unified_diffs(text: str) -> list[Block]:
         if opening.group(2).strip() != "diff":
             k += 1
             continue
-        body_start, body_end = _line_end(text, opening.start()), closing.start()
-        heads = list(DIFF_FILE.finditer(text, body_start, body_end))
-        for j, h in enumerate(heads):
-            stop = heads[j + 1].start() if j + 1 < len(heads) else body_end
-            path = diff_path(h.group("new")) or diff_path(h.group("old"))
-            if path:
-                out.append(Block(path, None, text[h.start() : stop], h.start(), stop, "patch"))
+        out += file_diffs(text, _line_end(text, opening.start()), closing.start())
         k += 2
+    return out
+
+
+def file_diffs(text: str, start: int = 0, stop: int | None = None) -> list[Block]:
+    """A diff cut at its ``---``/``+++`` headers: one block per file."""
+    stop = len(text) if stop is None else stop
+    heads = list(DIFF_FILE.finditer(text, start, stop))
+    out: list[Block] = []
+    for j, h in enumerate(heads):
+        end = heads[j + 1].start() if j + 1 < len(heads) else stop
+        path = diff_path(h.group("new")) or diff_path(h.group("old"))
+        if path:
+            out.append(Block(path, None, text[h.start() : end], h.start(), end, "patch"))
     return out
 
 

@@ -97,7 +97,7 @@ def file_edit(kind: str, path: str, text: str) -> FileEdit:
         body = found[-1].new if found else None
         return FileEdit(path=path, post_text=body, post=text_hash(body))
     if kind == "patch":
-        diffs = [b.new for b in edit_blocks.unified_diffs(text) if b.path == path]
+        diffs = [b.new for b in edit_blocks.file_diffs(text) if b.path == path]
         return FileEdit(path=path, patch="".join(diffs) or None)
     blocks = [b for b in edit_blocks.search_replace(text) if b.path == path]
     pairs = [(b.old or "", b.new) for b in blocks]
@@ -158,8 +158,8 @@ def _run_end(session: Session, i: int, ev: Event, raw: str) -> Detail:
 
 
 def _other(session: Session, i: int, ev: Event, raw: str) -> Detail:
-    said = L.tool_text(raw)
-    return Other(type=ev.type, summary=said.split("\n", 1)[0][:500])
+    said = [line for line in L.tool_text(raw).split("\n") if line.strip()]
+    return Other(type=ev.type, summary=said[0][:500] if said else "")
 
 
 _Build = Callable[[Session, int, Event, str], Detail]

@@ -100,9 +100,7 @@ def tool_text(raw: str) -> str:
     lines = []
     for line in raw.split("\n"):
         line = line.rstrip("\r")
-        if line.startswith("> "):
-            line = line[2:]
-        elif line.rstrip() == ">":
-            line = ""
-        lines.append(line.removesuffix("  ").rstrip() if line.endswith("  ") else line)
+        line = line[2:] if line.startswith("> ") else "" if line.rstrip() == ">" else line
+        line = line.removesuffix("  ")
+        lines.append(line if line.strip() else "")
     return "\n".join(lines).strip("\n")

@@ -249,6 +249,9 @@ class Reader:
         if what is None and asked is None or what == "running" and self.shell < 0:
             self.plain(at)
             return
+        if what == "editerror" and self.held is not None and self.held.type == "edit error":
+            self.held.end = at[1]  # the lines of one edit error
+            return
         self.release()
         self.settle(at, status="failed" if what == "again" else "ok")
         if asked is not None:
@@ -288,6 +291,7 @@ class Reader:
 
     def plain(self, at: At) -> None:
         h = self.held
+        self.subject = self.text(at[0], at[1])
         if h is not None and h.type in MERGING:
             h.end = at[1]
             return
@@ -298,7 +302,6 @@ class Reader:
             self.command = -1
             return
         self.hold(Held("other", "output", *at))
-        self.subject = self.text(at[0], at[1])
 
     def ask(self, asked: tuple[str, bool], at: At) -> None:
         q, yes = asked
