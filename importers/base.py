@@ -297,6 +297,8 @@ def split_diff(text: str) -> list[DiffFile]:
             for k in range(len(lines) - 1)
             if lines[k].startswith("--- ") and lines[k + 1].startswith("+++ ")
         ]
+    if not starts:
+        return []
     ends = [*starts[1:], len(lines)]
     return [f for s, e in zip(starts, ends, strict=True) if (f := _diff_file(lines[s:e])) is not None]
 

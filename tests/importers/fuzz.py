@@ -153,7 +153,7 @@ def mutator(path: Path) -> Callable[[bytes, random.Random], bytes]:
 
 
 def _prefix(data: bytes) -> bytes:
-    if len(data) <= MAX_INPUT or data.lstrip()[:1] == b"[" or data[:2] == b"PK":
+    if len(data) <= MAX_INPUT or data.lstrip()[:1] == b"[" or data[:2] == b"PK" or _document(data):
         return data
     cut = data.rfind(b"\n", 0, MAX_INPUT)
     return data[: cut + 1] if cut > 0 else data
@@ -167,6 +167,15 @@ def _exercise(path: Path) -> None:
         s.where(i)
     files_summary(s)
     approvals(s)
+
+
+def _document(data: bytes) -> bool:
+    """One indented JSON document (its first line is not a whole value): cut, it would not be JSON."""
+    try:
+        orjson.loads(data.split(b"\n", 1)[0])
+    except orjson.JSONDecodeError:
+        return data.lstrip()[:1] == b"{"
+    return False
 
 
 def mutants(source: Path, n: int, seed: int = 0, *, target: str | None = None) -> Iterator[tuple[int, Path]]:
