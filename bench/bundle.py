@@ -74,10 +74,11 @@ def verify_bytes(bundle: Path, tmp: Path, key: Any) -> None:
         opened = container.read(f, tmp, origin=str(bundle))
     merkle.tree(b"".join(bytes(d.item.leaves.hashes) for d in opened.data))
     doc = opened.doc
+    assert opened.payload is not None
     assert verifies(
         key.public_key(),
         doc["payloadType"],
-        b64decode(doc["payload"]),
+        b64decode(opened.payload),
         b64decode(doc["signatures"][0]["sig"]),
     )
 
