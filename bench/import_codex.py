@@ -6,8 +6,9 @@ and its timestamps kept (time order does not matter to the import).
 
 (1) full import (``importers.load``: every line parsed, mapped, paired, into the timeline) vs
     ``orjson.loads`` of every line of the same file.          ratio = import / raw, goal <= 3.0.
-(2) peak RSS of a fresh process importing it vs the file's size (printed, with the interpreter's
-    own footprint beside it).
+(2) peak RSS of a fresh process importing it vs the file's size (printed, with the footprint of
+    a process importing the smallest rollout beside it: the interpreter and every library the
+    registry's plugins import).
 
 Usage: ./run bench import_codex [--mb N] [--rounds R]
 """
@@ -29,11 +30,14 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "codex"
 LOAD = (
     "import sys; from walkback.importers import load; s = load(sys.argv[1]); print(len(s), file=sys.stderr)"
 )
-IMPORTS = "import walkback.importers, walkback.timeline, walkback.journal"
 
 
 def largest() -> Path:
     return max(CORPUS.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+
+
+def smallest() -> Path:
+    return min(CORPUS.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
 
 
 def scaled(source: Path, out: Path, megabytes: int) -> int:
@@ -92,10 +96,10 @@ def main() -> int:
             f" CPU ratio {imp_c / raw_c:.2f})",
         )
         peak = child_peak_rss(LOAD, str(path))
-        base = child_peak_rss(IMPORTS)
+        base = child_peak_rss(LOAD, str(smallest()))  # the interpreter with all the registry imports
         print(
             f"{'peak RSS / file size':<46} {peak / size:6.2f}   (peak {peak / 1e6:.0f} MB for"
-            f" {size / 1e6:.0f} MB; the interpreter with its imports alone: {base / 1e6:.0f} MB;"
+            f" {size / 1e6:.0f} MB; importing the smallest rollout: {base / 1e6:.0f} MB;"
             f" {(peak - base) / events:.0f} bytes per event above it)"
         )
     return 0 if ok else 1

@@ -16,8 +16,9 @@ from typing import Any
 
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
-from walkback.timeline.kinds import FILE, INFERRED
+from walkback.timeline.kinds import FILE, INFERRED, KIND_INDEX
 from walkback.timeline.sources import JsonLines
+from walkback.timeline.table import WIDTH
 
 from ..base import first_record, integer, json_lines, mapping, relative, string, written_lately
 from ._calls import interpret, outcome, output_text, short
@@ -135,6 +136,10 @@ class RolloutReader:
         self.ts = math.nan
         self.last_ts = math.nan
         """The time of the last record that had one."""
+        self.ids = b.pool.index.get
+        self.agent_id = b.intern(agent)
+        self.due_at = b.chunk * WIDTH
+        """Pending row values at which a chunk is due (``SessionBuilder.due``, inlined)."""
 
     # -- rows -----------------------------------------------------------------------------------
     def add(
@@ -149,39 +154,50 @@ class RolloutReader:
         sub: int = -1,
         flags: int = 0,
     ) -> int:
-        return self.b.add(
-            kind,
-            type=typ,
-            ts=self.ts,
-            agent=self.agent,
-            tool=tool,
-            target=target,
-            status=status,
-            ref=ref,
-            src=self.src,
-            line=self.line,
-            offset=self.offset,
-            length=self.length,
-            sub=sub,
-            flags=flags,
+        """One event of the current record (the hot path: strings interned by a lookup first)."""
+        get, intern = self.ids, self.b.intern
+        return self.b.row(
+            KIND_INDEX[kind],
+            get(typ) or intern(typ or "?"),
+            -1,
+            self.ts,
+            self.agent_id,
+            get(tool) or intern(tool),
+            get(target) or intern(target),
+            get(status) or intern(status),
+            ref,
+            self.src,
+            self.line,
+            self.offset,
+            self.length,
+            sub,
+            flags,
         )
 
     def run(self) -> Iterator[None]:
         b = self.b
+        clock = self.clock
         for offset, line, length, rec in json_lines(self.path, b, self.src):
             self.offset, self.line, self.length = offset, line, length
-            self.ts = ts = self.clock(rec.get("timestamp"))
+            self.ts = ts = clock(rec.get("timestamp"))
             if ts == ts:
                 self.last_ts = ts
-            typ = string(rec.get("type"))
+            typ = rec.get("type")
             payload = rec.get("payload")
-            ptype = string(payload.get("type")) if isinstance(payload, dict) else ""
-            handler = HANDLERS.get(f"{typ}/{ptype}") or HANDLERS.get(typ)
-            if handler is None or not isinstance(payload, dict):
-                self.add("other", ptype or typ)
+            if typ.__class__ is not str or payload.__class__ is not dict:
+                self.add("other", string(typ))
+                continue
+            ptype = payload.get("type")
+            by_payload = BY_TYPE.get(typ)
+            if by_payload is None:
+                handler = HANDLERS.get(typ)
             else:
-                handler(self, payload, ptype or typ)
-            if b.due():
+                handler = by_payload.get(ptype) if ptype.__class__ is str else None
+            if handler is None:
+                self.add("other", ptype if ptype.__class__ is str and ptype else typ)
+            else:
+                handler(self, payload, ptype if ptype.__class__ is str and ptype else typ)
+            if len(b.rows) >= self.due_at:
                 yield
         b.session.header.setdefault("models", {})[str(self.src)] = self.models
         b.session.header.setdefault("turn_settings", {})[str(self.src)] = self.settings or {}
@@ -462,6 +478,12 @@ HANDLERS: dict[str, Handler] = {
     "event_msg/stream_error": R.error,
 }
 """``type/payload.type`` (or the envelope type alone) -> what the record becomes."""
+BY_TYPE: dict[str, dict[str, Handler]] = {}
+"""The same, as envelope type -> payload type -> handler (one lookup each on the hot path)."""
+for _key, _handler in HANDLERS.items():
+    if "/" in _key:
+        _outer, _inner = _key.split("/")
+        BY_TYPE.setdefault(_outer, {})[_inner] = _handler
 
 
 def read_family(b: SessionBuilder, rollouts: list[Rollout]) -> Iterator[None]:
