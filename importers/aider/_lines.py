@@ -38,10 +38,15 @@ COMMANDS = {"/run": "run", "/test": "test", "/git": "git", "!": "run"}
 EXITS = ("/exit", "/quit", "/ex", "/qu")
 
 
+def asks(line: bytes) -> bool:
+    """The line may be a confirm prompt with its answer (the cheap test before :func:`question`)."""
+    tail = line.rstrip()
+    return len(tail) > 3 and tail[-2:-1] == b" " and tail[-1] in b"ynasd" and b"?" in tail
+
+
 def question(line: bytes) -> tuple[str, bool] | None:
     """``(question, approved)`` of a confirm prompt with its answer, else None."""
-    tail = line.rstrip()
-    if len(tail) < 4 or tail[-2:-1] != b" " or tail[-1] not in b"ynasd" or b"?" not in tail:
+    if not asks(line):
         return None
     m = QUESTION.match(line)
     if m is None:

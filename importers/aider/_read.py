@@ -27,7 +27,7 @@ from .. import edit_blocks
 from ..base import written_lately
 from . import _lines as L
 from ._companions import INPUT_HISTORY, LLM_HISTORY, Inputs, LlmLog
-from ._scan import HEADER, RUN, TOOL, USER, records
+from ._scan import HEADER, PLAIN, RUN, TOOL, USER, records
 
 At = tuple[int, int, int]
 """A record's span and first line: ``(start, end, line)``."""
@@ -89,7 +89,6 @@ class Reader:
         """A command waiting for the record that follows it."""
         self.shell = -1
         """An approved ``Run shell command?`` request: its ``Running`` lines are the commands."""
-        self.subject = ""
         self.asking = False
         """The last user input was ``/ask``: the reply proposes, it edits nothing."""
         self.last_ts = math.nan
@@ -150,9 +149,12 @@ class Reader:
         self.edits = {}
 
     # -- records ---------------------------------------------------------------------------------
-    def record(self, kind: str, at: At) -> None:
+    def record(self, kind: str, at: At, head: bytes) -> None:
+        if kind == PLAIN:
+            self.plain(at)
+            return
         if kind == TOOL:
-            self.tool(at)
+            self.tool(at, head)
             return
         self.release()
         if kind == RUN:
@@ -165,7 +167,6 @@ class Reader:
             self.add("other", "modeline", at)
         else:
             self.reply(at)
-        self.subject = ""
 
     def header(self, at: At) -> None:
         if self.edits or self.command >= 0:  # the run stopped with work in flight
@@ -238,8 +239,7 @@ class Reader:
             self.b.open(("edit", i), i)
 
     # -- tool output -----------------------------------------------------------------------------
-    def tool(self, at: At) -> None:
-        head = self.raw(at[0], min(at[1], at[0] + 4096)).split(b"\n", 1)[0]
+    def tool(self, at: At, head: bytes) -> None:
         m = L.SPECIAL.match(head)
         what = m.lastgroup if m is not None else None
         asked = L.question(head) if what is None else None
@@ -291,7 +291,6 @@ class Reader:
 
     def plain(self, at: At) -> None:
         h = self.held
-        self.subject = self.text(at[0], at[1])
         if h is not None and h.type in MERGING:
             h.end = at[1]
             return
@@ -303,9 +302,14 @@ class Reader:
             return
         self.hold(Held("other", "output", *at))
 
+    def line_before(self, at: int) -> str:
+        """The tool line just before offset ``at`` (a prompt's subject: a command, a file)."""
+        before = self.raw(max(0, at - 4096), at).rstrip(b"\r\n").rsplit(b"\n", 1)[-1]
+        return L.tool_text(before.decode("utf-8", "replace"))[:240] if before.startswith(b">") else ""
+
     def ask(self, asked: tuple[str, bool], at: At) -> None:
         q, yes = asked
-        subject = L.tool_text(self.subject)[:240] if q.startswith(SUBJECT_QUESTIONS) else ""
+        subject = self.line_before(at[0]) if q.startswith(SUBJECT_QUESTIONS) else ""
         tool = "shell" if q.startswith("Run shell command") else ""
         answer = "approved" if yes else "denied"
         req = self.add("approval_request", "question", at, tool=tool, target=subject, sub=0, status=answer)
@@ -395,7 +399,7 @@ def run_offsets(path: Path) -> list[tuple[int, int]]:
     """``(offset, line)`` of every run header of the file."""
     out: list[tuple[int, int]] = []
     with open(path, "rb") as f:
-        for kind, start, _end, line in records(f):
+        for kind, start, _end, line, _head in records(f):
             if kind == RUN:
                 out.append((start, line))
     return out
@@ -416,8 +420,8 @@ def read_history(b: SessionBuilder, path: Path, part: str | None) -> Iterator[No
     except OSError as e:
         raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
     try:
-        for kind, a, z, n in records(r.f, start=start, stop=stop, line=line):
-            r.record(kind, (a, z, n))
+        for kind, a, z, n, head in records(r.f, start=start, stop=stop, line=line):
+            r.record(kind, (a, z, n), head)
             if b.due():
                 yield
         r.finish()

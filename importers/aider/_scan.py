@@ -6,13 +6,16 @@ scanner keys on:
 * a run header, ``# aider chat started at 2024-08-05 19:33:02``;
 * user input, every line ``#### <text>`` ending in two spaces (a markdown line break);
 * tool output, ``> <text>`` ending in two spaces; a multi-line message from ``tool_output`` has the
-  ``> `` on its first line only and runs to the first line with text that ends in two spaces;
+  ``> `` on its first line only and runs to the first line with text that ends in two spaces.
+  Lines that mean something (:data:`._lines.SPECIAL`, a prompt and its answer) are records of
+  their own; a run of the other tool lines is one ``plain`` record;
 * the assistant's reply, plain text between blank lines. Inside a reply a ``> `` or ``#### ``
   line is the model's markdown unless it ends in two spaces, as only Aider's own lines do.
 
 Only line starts with ``#`` or ``>`` are looked at one by one (found by a regex over the block);
-the lines between them are skipped in C. A record is ``(kind, start, end, line)``: its byte span
-(``end`` exclusive, trailing blank lines left out) and its first line's number.
+the lines between them are skipped in C. A record is ``(kind, start, end, line, head)``: its byte
+span (``end`` exclusive, trailing blank lines left out), its first line's number, and that line's
+bytes (empty for a reply, which is read whole when it is mapped).
 """
 
 from __future__ import annotations
@@ -21,28 +24,29 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from ._lines import SPECIAL, asks
+
 HEADER = b"# aider chat started at "
 START = re.compile(rb"\n[#>]")
 """A line that may be a header, user input or tool output (the first line is checked apart)."""
 CONTENT = re.compile(rb"\S")
+END_RUN = re.compile(rb"\n(?!> |>\r?\n)")
+"""The end of a run of tool lines (``> ...`` or a bare ``>``)."""
+OPEN_LINE = re.compile(rb"(?<!  )(?<!  \r)\n")
+"""The end of a line that does not end in two spaces (a multi-line tool message starts there)."""
+SPECIAL_LINE = re.compile(
+    rb"(?:\n|\A)(?=" + SPECIAL.pattern + rb"|> [^\n]*\?[^\n]* [ynasd][ \t]*\r?(?:\n|\Z))"
+)
+"""A tool line that is a record of its own (:data:`._lines.SPECIAL`, or a prompt with its answer)."""
 LINE_BREAK = re.compile(rb"\S  \r?\n")
 """The end of a multi-line tool message: its last line, stripped, then two spaces (a line of the
 message that is only spaces does not end it)."""
 WHITE = b" \t\r\n"
 BLOCK = 1 << 22
 
-RUN, USER, TOOL, REPLY = "run", "user", "tool", "reply"
+RUN, USER, TOOL, PLAIN, REPLY = "run", "user", "tool", "plain", "reply"
 
-Record = tuple[str, int, int, int]
-
-
-def breaks(line: bytes) -> bool:
-    """The line ends in Aider's two-space line break."""
-    return line.rstrip(b"\r\n").endswith(b"  ")
-
-
-def is_tool(line: bytes) -> bool:
-    return line[:1] == b">" and line[1:2] in (b" ", b"\r", b"\n", b"")
+Record = tuple[str, int, int, int, bytes]
 
 
 def is_user(line: bytes) -> bool:
@@ -60,8 +64,8 @@ class Scanner:
         """Line number at :attr:`counted` (1-based)."""
         self.counted = offset
         self.buf = b""
-        self.open: tuple[str, int, int] | None = None
-        """The record being read: ``(kind, start, line)``."""
+        self.open: tuple[str, int, int, bytes] | None = None
+        """The record being read: ``(kind, start, line, head)``."""
         self.end = 0
         """Where the open record ends so far (file offset)."""
         self.continued = False
@@ -75,15 +79,15 @@ class Scanner:
         return self.line
 
     # -- records ---------------------------------------------------------------------------------
-    def begin(self, kind: str, start: int, end: int) -> None:
+    def begin(self, kind: str, start: int, end: int, head: bytes = b"") -> None:
         self.close()
-        self.open = (kind, start, self.line_of(start))
+        self.open = (kind, start, self.line_of(start), head)
         self.end = end
 
     def close(self) -> None:
         if self.open is not None:
-            kind, start, line = self.open
-            self.out.append((kind, start, max(self.end, start), line))
+            kind, start, line, head = self.open
+            self.out.append((kind, start, max(self.end, start), line, head))
             self.open = None
             self.continued = False
 
@@ -93,11 +97,11 @@ class Scanner:
         self.buf, self.base = buf, base
         self.counted = max(self.counted, base)
         pos = self._line(0) if buf[:1] in (b"#", b">") else 0
-        for m in START.finditer(buf, pos):
+        search = START.search
+        while (m := search(buf, pos - 1 if pos else 0)) is not None:  # the newline ending the last line
             s = m.start() + 1
-            if s < pos:
-                continue
-            self._gap(pos, s)
+            if s > pos:
+                self._gap(pos, s)
             pos = self._line(s)
         self._gap(pos, len(buf))
         self.line_of(base + len(buf))  # the next block counts from its own start
@@ -145,26 +149,27 @@ class Scanner:
         buf = self.buf
         e = buf.find(b"\n", s)
         e = len(buf) if e < 0 else e + 1
-        line = buf[s:e]
-        start, end = self.base + s, self.base + e
+        head = buf[s:e].rstrip(b"\r\n")
+        start = self.base + s
+        stop = start + len(head)
         kind = self.open[0] if self.open is not None else None
-        if line.startswith(HEADER):
-            self.begin(RUN, start, end - _eol(line))
+        if head[:1] == b">" and head[1:2] in (b" ", b"") and not self.continued:
+            if head.endswith(b"  "):
+                return self._tools(s)
+            self._tool(head, start, stop, kind)
+        elif head.startswith(HEADER):
+            self.begin(RUN, start, stop, head)
             self.close()
-        elif is_user(line) and (kind != REPLY or breaks(line)):
+        elif is_user(head) and (kind != REPLY or head.endswith(b"  ")):
             if kind != USER or self.continued:
-                self.begin(USER, start, end)
-            self.end = end - _eol(line)
+                self.begin(USER, start, stop, head)
+            self.end = stop
         elif self.continued:
-            self.end = end - _eol(line)
-            if LINE_BREAK.search(line if line.endswith(b"\n") else line + b"\n"):
-                self.close()
-        elif is_tool(line) and (kind != REPLY or breaks(line)):
-            self.begin(TOOL, start, end - _eol(line))
-            if breaks(line) or line.strip() == b">":
-                self.close()
-            else:
-                self.continued = True
+            self.end = stop
+            if LINE_BREAK.search(head + b"\n"):
+                self.continued = False
+                if kind != PLAIN:
+                    self.close()
         elif kind == REPLY:
             self._reply_to(s, e)
         else:
@@ -172,9 +177,67 @@ class Scanner:
             self._reply_to(s, e)
         return e
 
+    def _tools(self, s: int) -> int:
+        """A run of tool lines that each end in a line break, from ``buf[s]``; returns where the
+        run ends (at the first line that does not: a multi-line message, handled line by line)."""
+        buf = self.buf
+        end = END_RUN.search(buf, s)
+        x = end.start() + 1 if end is not None else len(buf)
+        if buf.count(b"\n", s, x) != buf.count(b"  \n", s, x) + buf.count(b"  \r\n", s, x):
+            cut = OPEN_LINE.search(buf, s, x)
+            if cut is not None:
+                x = max(buf.rfind(b"\n", s, cut.start()) + 1, s)
+        pos = s
+        if s == 0 and (SPECIAL.match(buf) is not None or asks(_first_line(buf, x))):
+            pos = self._special(0, x)  # the block's first line has no newline before it
+        for m in SPECIAL_LINE.finditer(buf, max(pos - 1, 0), x):
+            a = m.start() + 1
+            if a > pos:
+                self._plain(pos, a)
+            pos = self._special(a, x)
+        if x > pos:
+            self._plain(pos, x)
+        return max(x, s + 1)
 
-def _eol(line: bytes) -> int:
-    return 2 if line.endswith(b"\r\n") else 1 if line.endswith(b"\n") else 0
+    def _special(self, a: int, x: int) -> int:
+        """The tool line at ``buf[a]`` is a record of its own; returns its end."""
+        buf = self.buf
+        e = buf.find(b"\n", a, x)
+        e = x if e < 0 else e + 1
+        head = buf[a:e].rstrip(b"\r\n")
+        self.close()
+        self.out.append((TOOL, self.base + a, self.base + a + len(head), self.line_of(self.base + a), head))
+        return e
+
+    def _plain(self, a: int, b: int) -> None:
+        """Plain tool lines ``buf[a:b]``: they join the open plain run, or start one."""
+        end = self.base + len(self.buf[a:b].rstrip(b"\r\n")) + a
+        if self.open is None or self.open[0] != PLAIN:
+            nl = self.buf.find(b"\n", a, b)
+            self.begin(PLAIN, self.base + a, end, self.buf[a : b if nl < 0 else nl].rstrip(b"\r"))
+        self.end = end
+
+    def _tool(self, head: bytes, start: int, stop: int, kind: str | None) -> None:
+        """A tool line: plain ones join the plain run before them, the others are records."""
+        whole = head.endswith(b"  ") or head.strip() == b">"
+        if kind == REPLY and not whole:
+            self.end = stop  # a markdown quote inside the reply
+        elif SPECIAL.match(head) is None and not asks(head):
+            if kind != PLAIN:
+                self.begin(PLAIN, start, stop, head)
+            self.end = stop
+            self.continued = not whole
+        elif whole:
+            self.close()
+            self.out.append((TOOL, start, stop, self.line_of(start), head))
+        else:
+            self.begin(TOOL, start, stop, head)
+            self.continued = True
+
+
+def _first_line(buf: bytes, stop: int) -> bytes:
+    cut = buf.find(b"\n", 0, stop)
+    return buf[: stop if cut < 0 else cut]
 
 
 def records(f: BinaryIO, *, start: int = 0, stop: int | None = None, line: int = 1) -> Iterator[Record]:
