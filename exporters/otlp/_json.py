@@ -15,21 +15,32 @@ from ._spans import Span, Trace, Value
 SCOPE = {"name": "walkback.exporters.otlp", "version": "1"}
 
 
+def _array(v: list[str]) -> dict[str, Any]:
+    return {"arrayValue": {"values": [{"stringValue": str(x)} for x in v]}}
+
+
+_ANY = {
+    str: lambda v: {"stringValue": v},
+    bool: lambda v: {"boolValue": v},
+    int: lambda v: {"intValue": str(v)},
+    float: lambda v: {"doubleValue": v},
+    list: _array,
+}
+"""OTLP ``AnyValue`` by the Python type of an attribute value."""
+
+
 def any_value(v: Value) -> dict[str, Any]:
-    """An attribute value as an OTLP ``AnyValue``."""
-    if isinstance(v, bool):
-        return {"boolValue": v}
-    if isinstance(v, int):
-        return {"intValue": str(v)}
-    if isinstance(v, float):
-        return {"doubleValue": v}
-    if isinstance(v, list):
-        return {"arrayValue": {"values": [{"stringValue": str(x)} for x in v]}}
-    return {"stringValue": v}
+    """An attribute value as an OTLP ``AnyValue`` (a subclass as its base type)."""
+    encode = _ANY.get(type(v))
+    if encode is None:
+        base = next((t for t in (bool, int, float, str, list) if isinstance(v, t)), str)
+        return _ANY[base](v if base is not str else str(v))
+    return encode(v)
 
 
 def attributes(attrs: dict[str, Value]) -> list[dict[str, Any]]:
-    return [{"key": k, "value": any_value(v)} for k, v in attrs.items()]
+    get = _ANY.get
+    return [{"key": k, "value": (get(type(v)) or any_value)(v)} for k, v in attrs.items()]
 
 
 def span_json(s: Span) -> dict[str, Any]:

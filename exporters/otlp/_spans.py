@@ -129,7 +129,9 @@ class _Builder:
         self.offset = col(t.offset, np.int64)
         self.sub = col(t.sub, np.int32)
         self.ns = _times(col(t.ts, np.float64), session)
+        self.files = [str(src.path) for src in session.sources]
         self.agent_events: dict[str, list[SpanEvent]] = {a: [] for a in session.agents}
+        self.agent_ids: dict[str, bytes] = {}
 
     # -- ids ------------------------------------------------------------------------------------
     def span_id(self, what: str) -> bytes:
@@ -137,12 +139,16 @@ class _Builder:
 
     def event_span_id(self, i: int) -> bytes:
         """The id of event ``i``'s span: from where its record is, not from its position."""
-        off = int(self.offset[i])
-        where = f"{self.src[i]}:{off}:{self.sub[i]}" if off >= 0 else f"#{i}"
-        return self.span_id(f"{KINDS[self.kind[i]]}\0{where}")
+        t = self.s.table
+        off = t.offset[i]
+        where = f"{t.src[i]}:{off}:{t.sub[i]}" if off >= 0 else f"#{i}"
+        return self.span_id(f"{KINDS[t.kind[i]]}\0{where}")
 
     def agent_span_id(self, agent: str) -> bytes:
-        return self.span_id(f"agent\0{agent}")
+        found = self.agent_ids.get(agent)
+        if found is None:
+            found = self.agent_ids[agent] = self.span_id(f"agent\0{agent}")
+        return found
 
     # -- spans ----------------------------------------------------------------------------------
     def spans(self) -> Iterator[Span]:
@@ -166,24 +172,27 @@ class _Builder:
 
     def base(self, i: int, agent: str) -> dict[str, Value]:
         attrs: dict[str, Value] = {"gen_ai.agent.id": agent, "gen_ai.conversation.id": self.sid}
-        ev = self.s.event(i)
-        if ev.lsn is not None:
-            attrs["walkback.lsn"] = ev.lsn
-        attrs["walkback.source.file"] = ev.source
-        if ev.line:
-            attrs["walkback.source.line"] = ev.line
+        t = self.s.table
+        lsn, line = t.lsn[i], t.line[i]
+        if lsn >= 0:
+            attrs["walkback.lsn"] = lsn
+        if self.files:
+            attrs["walkback.source.file"] = self.files[t.src[i]]
+        if line:
+            attrs["walkback.source.line"] = line
         return attrs
 
     def tool_span(self, i: int, agent: str, d: ToolCall, done: int) -> Span:
         t = self.s.table
         status = t.pool.values[t.status[i]]
         attrs = self.base(i, agent)
+        span_id = self.event_span_id(i)
         attrs.update(
             {
                 "gen_ai.operation.name": "execute_tool",
                 "gen_ai.tool.name": d.name,
                 "gen_ai.tool.type": "function",
-                "gen_ai.tool.call.id": d.call_id or d.idempotency_key or self.event_span_id(i).hex(),
+                "gen_ai.tool.call.id": d.call_id or d.idempotency_key or span_id.hex(),
             }
         )
         if d.target:
@@ -198,7 +207,7 @@ class _Builder:
                     attrs[f"walkback.file.{side}_sha256"] = value.removeprefix("sha256:")
         span = Span(
             self.trace_id,
-            self.event_span_id(i),
+            span_id,
             self.agent_span_id(agent),
             f"execute_tool {d.name}",
             INTERNAL,
@@ -244,7 +253,9 @@ class _Builder:
 
     def span_event(self, i: int, kind: str, d: Detail) -> SpanEvent:
         t = self.s.table
-        attrs: dict[str, Value] = {"walkback.kind": kind, "walkback.source.file": self.s.event(i).source}
+        attrs: dict[str, Value] = {"walkback.kind": kind}
+        if self.files:
+            attrs["walkback.source.file"] = self.files[t.src[i]]
         lsn = t.lsn[i]
         if lsn >= 0:
             attrs["walkback.lsn"] = lsn
