@@ -84,7 +84,7 @@ def rows(session: Session) -> pd.DataFrame:
             "ref": _nullable(df["ref"].to_numpy(), df["ref"].to_numpy() < 0),
         }
     )
-    out = pd.concat([out, _content(session)], axis=1)
+    out = pd.concat([out, detail_columns(session)], axis=1)
     src = np.frombuffer(t.src, np.uint32)[:n] if n else np.zeros(0, np.uint32)
     line = np.frombuffer(t.line, np.uint32)[:n].astype(np.int64) if n else np.zeros(0, np.int64)
     out["source_file"] = _recode(src.astype(np.int64), [str(s.path.resolve()) for s in session.sources])
@@ -124,7 +124,7 @@ def _nullable(values: np.ndarray, missing: np.ndarray) -> pd.arrays.IntegerArray
     return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), missing.copy())
 
 
-def _content(session: Session) -> pd.DataFrame:
+def detail_columns(session: Session) -> pd.DataFrame:
     """model, input/output tokens and file pre/post hashes, from the details of the events that
     have them (every other row null)."""
     n = len(session)
@@ -178,7 +178,7 @@ def write_csv(sessions: Iterable[Session], out: Path) -> Path:
 def write_parquet(session: Session, out: Path) -> Path:
     """One session as one Parquet file with every column."""
     pq = need("pyarrow.parquet", "parquet", "parquet")
-    table = _arrow(rows(session))
+    table = arrow_table(rows(session))
     with atomic_output(out) as f:
         pq.write_table(table, f)
     return out
@@ -204,7 +204,7 @@ def write_dataset(sessions: Iterable[Session], out: Path) -> Path:
             folder = out / f"source_format={_escape(fmt)}" / f"day={_escape(_date(day))}"
             folder.mkdir(parents=True, exist_ok=True)
             with atomic_output(folder / name) as f:
-                pq.write_table(_arrow(part.drop(columns=list(PARTITIONS))), f)
+                pq.write_table(arrow_table(part.drop(columns=list(PARTITIONS))), f)
             written.add(folder / name)
         for stale in out.glob(f"*/*/{name}"):
             if stale not in written:
@@ -226,7 +226,7 @@ def schema(names: Iterable[str]) -> Any:
     )
 
 
-def _arrow(df: pd.DataFrame) -> Any:
+def arrow_table(df: pd.DataFrame) -> Any:
     """The rows as an Arrow table of :func:`schema` (times truncated to microseconds)."""
     pa = need("pyarrow", "parquet", "parquet")
     table = pa.Table.from_pandas(df, preserve_index=False)
