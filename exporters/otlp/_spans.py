@@ -361,37 +361,21 @@ def _usage(attrs: dict[str, Value], r: ModelResult) -> None:
         attrs["walkback.cost_usd"] = r.cost
 
 
+EVENT_FIELDS: dict[type, tuple[str, tuple[str, ...]]] = {
+    ApprovalRequest: ("approval", ("tool", "target", "reason", "policy")),
+    ApprovalDecision: ("approval", ("decision", "approver", "reason", "inferred")),
+    Checkpoint: ("checkpoint", ("git", "covers", "label")),
+    Recovery: ("recovery", ("finding", "action", "target", "tool", "detail")),
+    Integrity: ("integrity", ("what", "reason", "detail")),
+    TestResult: ("test", ("command", "passed", "exit_code")),
+}
+"""Per detail type, the prefix and the fields of a span event's ``walkback.<prefix>.<field>``
+attributes (no message content)."""
+
+
 def _event_fields(d: Detail) -> dict[str, Any]:
-    """The fields of a span event's detail worth an attribute (no message content)."""
-    if isinstance(d, ApprovalRequest):
-        return {
-            "approval.tool": d.tool,
-            "approval.target": d.target,
-            "approval.reason": d.reason,
-            "approval.policy": d.policy,
-        }
-    if isinstance(d, ApprovalDecision):
-        return {
-            "approval.decision": d.decision,
-            "approval.approver": d.approver,
-            "approval.reason": d.reason,
-            "approval.inferred": d.inferred,
-        }
-    if isinstance(d, Checkpoint):
-        return {"checkpoint.git": d.git, "checkpoint.covers_lsn": d.covers, "checkpoint.label": d.label}
-    if isinstance(d, Recovery):
-        return {
-            "recovery.finding": d.finding,
-            "recovery.action": d.action,
-            "recovery.target": d.target,
-            "recovery.tool": d.tool,
-            "recovery.detail": d.detail,
-        }
-    if isinstance(d, Integrity):
-        return {"integrity.what": d.what, "integrity.reason": d.reason, "integrity.detail": d.detail}
-    if isinstance(d, TestResult):
-        return {"test.command": d.command, "test.passed": d.passed, "test.exit_code": d.exit_code}
-    return {}
+    prefix, names = EVENT_FIELDS.get(type(d), ("", ()))
+    return {f"{prefix}.{name}": getattr(d, name) for name in names}
 
 
 def _completions(kind: np.ndarray, ref: np.ndarray) -> np.ndarray:
