@@ -35,7 +35,7 @@ def changes_file(name: str, args: dict[str, Any]) -> bool:
         return False
     if name in ("edit", "create", "write"):
         return True
-    return name == "str_replace_editor" and args.get("command") in EDITOR_WRITES
+    return name == "str_replace_editor" and string(args.get("command")) in EDITOR_WRITES
 
 
 def file_edit(name: str, args: dict[str, Any], path: str) -> FileEdit:
