@@ -6,16 +6,29 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import aider, codex, copilot_cli, gemini_cli, inspect, openhands, swe_agent, walkback_journal
+from . import (
+    aider,
+    claude_code,
+    cline,
+    codex,
+    copilot_cli,
+    gemini_cli,
+    inspect,
+    openhands,
+    swe_agent,
+    walkback_journal,
+)
 
 
 @hookimpl
 def register_importers() -> list[Any]:
     return [
         walkback_journal.IMPORTER,
+        claude_code.IMPORTER,
         codex.IMPORTER,
         gemini_cli.IMPORTER,
         aider.IMPORTER,
+        cline.IMPORTER,
         inspect.IMPORTER,
         copilot_cli.IMPORTER,
         openhands.IMPORTER,
