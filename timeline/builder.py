@@ -28,6 +28,7 @@ from .table import POS, WIDTH
 CHUNK = 4096
 """Events between two points where a loader may show the session so far."""
 _STATUS, _REF, _FLAGS = POS["status"], POS["ref"], POS["flags"]
+_TS, _LINE, _OFFSET, _LENGTH = POS["ts"], POS["line"], POS["offset"], POS["length"]
 
 
 class SessionBuilder:
@@ -174,6 +175,18 @@ class SessionBuilder:
 
     def add_flags(self, i: int, flags: int) -> None:
         self._set(i, _FLAGS, self._get(i, _FLAGS) | flags)
+
+    def set_time(self, i: int, ts: float) -> None:
+        """Give event ``i`` a time (a record without one takes its neighbour's, so interleaving by
+        time keeps it in place)."""
+        self._set(i, _TS, ts)
+
+    def readdress(self, i: int, *, line: int, offset: int, length: int) -> None:
+        """Point event ``i`` at another record of its source (a response streamed over several
+        records is one event, read from its last and most complete copy)."""
+        self._set(i, _LINE, line)
+        self._set(i, _OFFSET, offset)
+        self._set(i, _LENGTH, length)
 
     def status_of(self, i: int) -> str:
         return self.pool.values[self._get(i, _STATUS)]
