@@ -101,7 +101,16 @@ def write(
             raise UnusableBundle(f"{name} changed while it was bundled", path=path)
         out.write(b'"}')
         carried.append(item)
-    out.write(b"]," + orjson.dumps(envelope(carried))[1:] + b"\n")
+    out.write(b"]")
+    for k, value in envelope(carried).items():
+        out.write(b"," + orjson.dumps(k) + b":")
+        if isinstance(value, bytes):  # base64 (the payload): nothing to escape, written in place
+            out.write(b'"')
+            out.write(value)
+            out.write(b'"')
+        else:
+            out.write(orjson.dumps(value))
+    out.write(b"}\n")
     return carried
 
 

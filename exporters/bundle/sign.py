@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pybase64
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from walkback.exporters.base import atomic_output
 from walkback.journal.errors import ExportError
@@ -24,7 +25,7 @@ from walkback.timeline.kinds import PLACEHOLDER
 from walkback.timeline.session import Session
 
 from . import container, merkle
-from .dsse import PAYLOAD_TYPE, b64encode, sign
+from .dsse import PAYLOAD_TYPE, sign
 from .keys import openssh_line
 from .redact import MARK, Rule
 from .redact import redact_line as _redact_line
@@ -118,13 +119,14 @@ def write_bundle(
                     version=__version__,
                 )
             )
+            derived.clear()  # in the payload now
+            sigs = [sign(key, PAYLOAD_TYPE, payload)] if key is not None else []
             env: dict[str, Any] = {
                 "payloadType": PAYLOAD_TYPE,
-                "payload": b64encode(payload),
-                "signatures": [],
+                "payload": pybase64.b64encode(payload),  # bytes: written as they are, not re-serialised
+                "signatures": sigs,
             }
             if key is not None:
-                env["signatures"] = [sign(key, PAYLOAD_TYPE, payload)]
                 env["signer"] = {"publicKey": openssh_line(key.public_key())}
             return env
 
