@@ -15,6 +15,7 @@ from . import (
     gemini_cli,
     inspect,
     openhands,
+    otel,
     swe_agent,
     walkback_journal,
 )
@@ -30,6 +31,7 @@ def register_importers() -> list[Any]:
         aider.IMPORTER,
         cline.IMPORTER,
         inspect.IMPORTER,
+        otel.IMPORTER,
         copilot_cli.IMPORTER,
         openhands.IMPORTER,
         swe_agent.IMPORTER,

@@ -18,9 +18,10 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, KIND_INDEX
 
 from ..base import mapping, string
+from ..tool_args import short, target_of
 from ._logs import Sample, Unreadable
 from ._text import Attachments, content_text
-from ._tools import changed_file, sandbox_written, short, target_of
+from ._tools import changed_file, sandbox_written
 
 MAX_NESTING = 64
 """Levels of ``tool.events`` / ``subtask.events`` followed (deeper lists are left out, counted)."""

@@ -12,10 +12,6 @@ from walkback.timeline.details import FileEdit, text_hash
 
 from ..base import string
 
-TARGET_LIMIT = 300
-"""Characters of a command kept as a row's target (the detail has all of it)."""
-TARGET_KEYS = ("path", "file", "file_path", "filename", "cmd", "command", "url", "code", "query")
-"""Arguments that name what a call acts on, most specific first."""
 EDITORS = frozenset({"text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file",
                      "editor"})
 """Tools taking a ``command`` (``create``, ``str_replace``, ``insert`` ...) and a ``path``."""
@@ -24,21 +20,6 @@ WRITERS = frozenset({"write_file", "create_file", "write", "save_file"})
 EDITING = frozenset({"create", "str_replace", "insert", "undo_edit", "write", "append"})
 TRUNCATED = "\n\nOutput truncated ("
 """How Inspect marks content it cut to 20 lines in a sandbox event (the text is then not the file)."""
-
-
-def short(value: str) -> str:
-    """A target: the first line of a command or text, cut."""
-    first = value.split("\n", 1)[0]
-    return first[:TARGET_LIMIT]
-
-
-def target_of(arguments: dict[str, Any]) -> str:
-    """What a call acts on: a path, a command, a URL ..."""
-    for key in TARGET_KEYS:
-        v = arguments.get(key)
-        if isinstance(v, str) and v:
-            return short(v)
-    return ""
 
 
 def changed_file(function: str, arguments: dict[str, Any]) -> str:
