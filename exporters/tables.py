@@ -13,18 +13,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from walkback.journal.errors import ExportError
 from walkback.timeline.details import ModelCall, ModelResult, ToolCall
-from walkback.timeline.frame import frame
 from walkback.timeline.kinds import FILE, KIND_INDEX
 from walkback.timeline.session import Session
 
 from .base import Option, atomic_output, need
 from .facts import details, session_id
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = (
     "session",
@@ -58,6 +59,9 @@ NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
 def rows(session: Session) -> pd.DataFrame:
     """One row per event with :data:`COLUMNS`: strings categorical, absent values null."""
+    import pandas as pd
+    from walkback.timeline.frame import frame
+
     df = frame(session)
     n = len(df)
     t = session.table
@@ -106,6 +110,8 @@ def _nulls_for_empty(col: pd.Series) -> pd.Series:
 
 def _recode(codes: np.ndarray, labels: list[str | None]) -> pd.Categorical:
     """The categorical whose row ``k`` is ``labels[codes[k]]`` (None: null), built on codes only."""
+    import pandas as pd
+
     cats: dict[str, int] = {}
     remap = np.array([-1 if v is None else cats.setdefault(v, len(cats)) for v in labels] or [-1], np.int32)
     return pd.Categorical.from_codes(
@@ -115,18 +121,24 @@ def _recode(codes: np.ndarray, labels: list[str | None]) -> pd.Categorical:
 
 def _strings(values: list[str | None]) -> pd.Categorical:
     """A categorical of strings (None: null) whose categories are strings even when all are null."""
+    import pandas as pd
+
     return pd.Categorical(
         values, categories=pd.Index(sorted({v for v in values if v is not None}), dtype=object)
     )
 
 
 def _nullable(values: np.ndarray, missing: np.ndarray) -> pd.arrays.IntegerArray:
+    import pandas as pd
+
     return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), missing.copy())
 
 
 def detail_columns(session: Session) -> pd.DataFrame:
     """model, input/output tokens and file pre/post hashes, from the details of the events that
     have them (every other row null)."""
+    import pandas as pd
+
     n = len(session)
     t = session.table
     kind = np.frombuffer(t.kind, np.uint8)[:n] if n else np.zeros(0, np.uint8)
@@ -237,6 +249,8 @@ def arrow_table(df: pd.DataFrame) -> Any:
 
 
 def _date(day: Any) -> str | None:
+    import pandas as pd
+
     return None if pd.isna(day) else pd.Timestamp(day).strftime("%Y-%m-%d")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from walkback.journal.record import ENVELOPE, changes_file, target_of
 from walkback.timeline.details import (
     AgentEnd,
@@ -32,10 +31,8 @@ from walkback.timeline.details import (
 )
 from walkback.timeline.session import Session
 
+from ..base import integer, string, text
 from ._vocab import APPROVE_WORDS
-
-TEXT_LIMIT = 100_000
-"""Characters of a free-text field kept in a detail (the raw record has all of it)."""
 
 
 def details(session: Session, i: int) -> Detail:
@@ -44,23 +41,7 @@ def details(session: Session, i: int) -> Detail:
     d: dict[str, Any] = raw if isinstance(raw, dict) else {}
     ev = session.event(i)
     build = _BY_KIND.get(ev.kind)
-    return build(d, ev.type) if build is not None else Other(type=ev.type, summary=_text(d.get("summary")))
-
-
-def _text(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, str):
-        return v[:TEXT_LIMIT]
-    return orjson.dumps(v, default=str).decode()[:TEXT_LIMIT]
-
-
-def _str(v: Any) -> str:
-    return v if isinstance(v, str) else ""
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
+    return build(d, ev.type) if build is not None else Other(type=ev.type, summary=text(d.get("summary")))
 
 
 def own_fields(d: dict[str, Any]) -> dict[str, Any]:
@@ -74,11 +55,11 @@ def _run_start(d: dict[str, Any], typ: str) -> Detail:
         producer = " ".join(str(producer.get(k, "")) for k in ("name", "version")).strip()
     keep = ("planner", "policy", "task_file", "parent_run", "parent_lsn")
     return RunStart(
-        task=_str(d.get("task") or d.get("task_id")),
-        producer=_str(producer),
-        workspace=_str(d.get("workspace")),
-        base=_str(d.get("base_ref") or d.get("base")),
-        model=_str(d.get("model")),
+        task=string(d.get("task") or d.get("task_id")),
+        producer=string(producer),
+        workspace=string(d.get("workspace")),
+        base=string(d.get("base_ref") or d.get("base")),
+        model=string(d.get("model")),
         settings={k: d[k] for k in keep if k in d},
     )
 
@@ -86,17 +67,17 @@ def _run_start(d: dict[str, Any], typ: str) -> Detail:
 def _plan(d: dict[str, Any], typ: str) -> Detail:
     steps = d.get("steps")
     listed = (
-        [_text(s.get("tool") if isinstance(s, dict) else s) for s in steps] if isinstance(steps, list) else []
+        [text(s.get("tool") if isinstance(s, dict) else s) for s in steps] if isinstance(steps, list) else []
     )
-    return Plan(text=_text(d.get("task") or d.get("plan") or d.get("text")), steps=listed)
+    return Plan(text=text(d.get("task") or d.get("plan") or d.get("text")), steps=listed)
 
 
 def _message(d: dict[str, Any], typ: str) -> Detail:
     return Message(
-        role=_str(d.get("role")) or "assistant",
-        text=_text(d.get("text") or d.get("content")),
-        thinking=_text(d.get("thinking")),
-        model=_str(d.get("model")),
+        role=string(d.get("role")) or "assistant",
+        text=text(d.get("text") or d.get("content")),
+        thinking=text(d.get("thinking")),
+        model=string(d.get("model")),
     )
 
 
@@ -104,21 +85,21 @@ def _model_call(d: dict[str, Any], typ: str) -> Detail:
     messages = d.get("messages")
     last = messages[-1] if isinstance(messages, list) and messages else None
     asked = last.get("content") if isinstance(last, dict) else last
-    return ModelCall(model=_str(d.get("model")), summary=_text(d.get("prompt") or d.get("summary") or asked))
+    return ModelCall(model=string(d.get("model")), summary=text(d.get("prompt") or d.get("summary") or asked))
 
 
 def _model_result(d: dict[str, Any], typ: str) -> Detail:
     given = d.get("usage")
     usage: dict[str, Any] = given if isinstance(given, dict) else d
     return ModelResult(
-        model=_str(d.get("model")),
+        model=string(d.get("model")),
         usage=Usage(
-            input_tokens=_int(usage.get("input_tokens")),
-            output_tokens=_int(usage.get("output_tokens")),
-            total_tokens=_int(usage.get("total_tokens")),
+            input_tokens=integer(usage.get("input_tokens")),
+            output_tokens=integer(usage.get("output_tokens")),
+            total_tokens=integer(usage.get("total_tokens")),
         ),
-        stop_reason=_str(d.get("stop_reason")),
-        text=_text(d.get("output") or d.get("text") or d.get("content")),
+        stop_reason=string(d.get("stop_reason")),
+        text=text(d.get("output") or d.get("text") or d.get("content")),
     )
 
 
@@ -142,14 +123,14 @@ def _tool_call(d: dict[str, Any], typ: str) -> Detail:
     cmd = args.get("cmd") if isinstance(args, dict) else None
     url = args.get("url") if isinstance(args, dict) else None
     return ToolCall(
-        name=_str(d.get("tool")),
+        name=string(d.get("tool")),
         arguments=args
         if isinstance(args, (dict, str))
         else {k: v for k, v in own_fields(d).items() if k not in ("tool", "pre", "post", "target")},
         target=target,
         command=" ".join(map(str, cmd)) if isinstance(cmd, list) else (cmd if isinstance(cmd, str) else None),
         url=url if isinstance(url, str) else None,
-        idempotency_key=_str(d.get("idempotency_key")) or None,
+        idempotency_key=string(d.get("idempotency_key")) or None,
         edit=_edit(d, target),
     )
 
@@ -169,7 +150,7 @@ def verification(d: dict[str, Any]) -> str:
         if isinstance(check, dict):
             code = check.get("exit_code")
             parts.append(
-                f"check `{_text(check.get('cmd', ''))[:200]}` exit {code}" + (" ✓" if code == 0 else " ✗")
+                f"check `{text(check.get('cmd', ''))[:200]}` exit {code}" + (" ✓" if code == 0 else " ✗")
             )
     elif isinstance(verified, str):
         parts.append(verified)
@@ -179,15 +160,15 @@ def verification(d: dict[str, Any]) -> str:
 def _tool_result(d: dict[str, Any], typ: str) -> Detail:
     result = d.get("result")
     output = result.get("output_tail") if isinstance(result, dict) else result
-    exit_code = _int(result.get("exit_code")) if isinstance(result, dict) else None
+    exit_code = integer(result.get("exit_code")) if isinstance(result, dict) else None
     post = d.get("post")
     failed = typ == "fail" or (
         str(d.get("status", "ok")).lower() not in ("ok", "success", "done", "committed")
     )
     return ToolResult(
         ok=not failed,
-        output=_text(output),
-        error=_text(d.get("error")),
+        output=text(output),
+        error=text(d.get("error")),
         exit_code=exit_code,
         verification=verification(d),
         recovered=d.get("recovered") is True,
@@ -197,10 +178,10 @@ def _tool_result(d: dict[str, Any], typ: str) -> Detail:
 
 def _approval_request(d: dict[str, Any], typ: str) -> Detail:
     return ApprovalRequest(
-        tool=_str(d.get("tool")),
+        tool=string(d.get("tool")),
         target=target_of(d),
-        reason=_text(d.get("reason")),
-        policy=_text(d.get("policy")),
+        reason=text(d.get("reason")),
+        policy=text(d.get("policy")),
     )
 
 
@@ -208,72 +189,72 @@ def _approval_decision(d: dict[str, Any], typ: str) -> Detail:
     word = str(d.get("decision"))
     return ApprovalDecision(
         decision="approved" if word in APPROVE_WORDS else "denied",
-        approver=_str(d.get("approver")),
-        reason=_text(d.get("reason")),
+        approver=string(d.get("approver")),
+        reason=text(d.get("reason")),
     )
 
 
 def _spawn(d: dict[str, Any], typ: str) -> Detail:
-    return AgentSpawn(child=_str(d.get("child_agent")), task=_text(d.get("task")))
+    return AgentSpawn(child=string(d.get("child_agent")), task=text(d.get("task")))
 
 
 def _end(d: dict[str, Any], typ: str) -> Detail:
     return AgentEnd(
-        child=_str(d.get("child_agent")),
-        outcome=_str(d.get("outcome")) or "completed",
-        summary=_text(d.get("summary")),
+        child=string(d.get("child_agent")),
+        outcome=string(d.get("outcome")) or "completed",
+        summary=text(d.get("summary")),
     )
 
 
 def _checkpoint(d: dict[str, Any], typ: str) -> Detail:
-    covers = _int(d.get("covers_lsn"))
+    covers = integer(d.get("covers_lsn"))
     return Checkpoint(
-        git=_str(d.get("git")),
-        covers=covers if covers is not None else _int(d.get("lsn")),
-        label=_str(d.get("branch")),
+        git=string(d.get("git")),
+        covers=covers if covers is not None else integer(d.get("lsn")),
+        label=string(d.get("branch")),
     )
 
 
 def _test(d: dict[str, Any], typ: str) -> Detail:
     passed = d.get("passed")
     return TestResult(
-        command=_text(d.get("cmd")),
+        command=text(d.get("cmd")),
         passed=passed if isinstance(passed, bool) else None,
-        exit_code=_int(d.get("exit_code")),
-        output=_text(d.get("output_tail") or d.get("output")),
+        exit_code=integer(d.get("exit_code")),
+        output=text(d.get("output_tail") or d.get("output")),
     )
 
 
 def _recovery(d: dict[str, Any], typ: str) -> Detail:
     return Recovery(
-        finding=_str(d.get("finding")),
-        action=_str(d.get("action")),
-        target=_str(d.get("target")),
-        tool=_str(d.get("tool")),
-        detail=_text(d.get("detail")),
-        brief=_text(d.get("brief")),
+        finding=string(d.get("finding")),
+        action=string(d.get("action")),
+        target=string(d.get("target")),
+        tool=string(d.get("tool")),
+        detail=text(d.get("detail")),
+        brief=text(d.get("brief")),
     )
 
 
 def _integrity(d: dict[str, Any], typ: str) -> Detail:
     if typ == "journal.recovered":
         return Integrity(
-            what="torn tail cut off by repair", detail=_text(d.get("broken_copy") or d.get("detail"))
+            what="torn tail cut off by repair", detail=text(d.get("broken_copy") or d.get("detail"))
         )
     if typ == "journal.continued":
-        return Integrity(what="continued from an archived segment", detail=_text(d.get("segment")))
-    return Integrity(what=typ, detail=_text(d.get("detail")))
+        return Integrity(what="continued from an archived segment", detail=text(d.get("segment")))
+    return Integrity(what=typ, detail=text(d.get("detail")))
 
 
 def _run_end(d: dict[str, Any], typ: str) -> Detail:
     return RunEnd(
-        status=_str(d.get("status")) or ("cancelled" if typ == "cancel" else "completed"),
-        reason=_text(d.get("reason")),
+        status=string(d.get("status")) or ("cancelled" if typ == "cancel" else "completed"),
+        reason=text(d.get("reason")),
     )
 
 
 def _compaction(d: dict[str, Any], typ: str) -> Detail:
-    return Compaction(trigger=_str(d.get("trigger")), summary=_text(d.get("summary")))
+    return Compaction(trigger=string(d.get("trigger")), summary=text(d.get("summary")))
 
 
 _BY_KIND = {
