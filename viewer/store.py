@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from walkback.importers.base import MultiSession
+from walkback.importers.registry import PART
 from walkback.journal.errors import WalkbackError
 from walkback.journal.runlock import lock_is_held
 from walkback.journal.writer import journal_path
@@ -136,7 +138,8 @@ def discover(paths: list[Path], detect: Callable[[Path], Any], *, depth: int = 3
     """Expand folders of runs into their sessions; keep files and run dirs as given.
 
     A folder that is itself a session (a run dir) stays one session; any other folder contributes
-    each child that ``detect`` accepts (run dirs, journal files, logs), and the sessions of its
+    each child that ``detect`` accepts (run dirs, journal files, logs; a file holding several sessions,
+    an Inspect log, as one ``file#part`` per session), and the sessions of its
     sub-folders down to ``depth`` levels (``walkback demo --dir D`` leaves its run in
     ``D/runs/demo``). Subagent dirs are never listed on their own: they belong to their parent's
     session; hidden folders, a run's own parts and git working trees (runs never live in one) are
@@ -153,7 +156,7 @@ def discover(paths: list[Path], detect: Callable[[Path], Any], *, depth: int = 3
             if child.name.startswith(".") or child.name in ("agents", "blobs", "segments"):
                 continue
             if _accepts(detect, child):
-                found.append(child)
+                found += _sessions(detect, child)
             elif levels > 1 and child.is_dir() and not child.is_symlink() and not (child / ".git").exists():
                 found += below(child, levels - 1)
         return found
@@ -163,9 +166,19 @@ def discover(paths: list[Path], detect: Callable[[Path], Any], *, depth: int = 3
         if p.is_dir() and not _accepts(detect, p):
             out += below(p, depth)
         else:
-            out.append(p)
+            out += _sessions(detect, p)
     seen: set[Path] = set()
     return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]  # type: ignore[func-returns-value]
+
+
+def _sessions(detect: Callable[[Path], Any], p: Path) -> list[Path]:
+    """``p``, or ``p#part`` for each session of a file that holds several (an Inspect log's samples)."""
+    try:
+        imp = detect(p)
+        parts = imp.parts(p) if isinstance(imp, MultiSession) else []
+    except (WalkbackError, OSError):
+        return [p]
+    return [p.with_name(f"{p.name}{PART}{part}") for part in parts] or [p]
 
 
 def _accepts(detect: Callable[[Path], Any], p: Path) -> bool:

@@ -166,16 +166,16 @@ class Emitter:
                           self.c.lines.get(s.src, 0), s.k, 0, sub, flags)
 
     def start(self, s: Span, n: int, ts: float) -> int:
-        lane = self.lane_of(s)
         if s.what == AGENT:
             child = self.inner[n] or ""
             if s.lane is None:
                 return self.row("run_start", s.op, ts, child, s, target=child, status="running")
-            row = self.row("agent_spawn", s.op, ts, lane, s, target=child, status="running")
+            row = self.row("agent_spawn", s.op, ts, s.lane, s, target=child, status="running")
             up = self.by_id.get((s.trace, s.parent))
             by_tool = up is not None and self.items[up].what == TOOL and up in self.started
             self.b.session.agents[child].spawned_by = self.started[up] if by_tool and up is not None else row
             return row
+        lane = self.lane_of(s)
         if s.what == TOOL:
             return self.row("tool_call", s.op, ts, lane, s, tool=s.tool, target=s.target, status="pending",
                             flags=FILE if s.file else 0)
