@@ -124,8 +124,8 @@ class V1Reader:
     def read(self) -> Iterator[None]:
         b = self.b
         b.session.header["layout"] = "v1"
-        b.agent(ROOT_AGENT, run=self.folder.name)
         self.base_state(self.folder / BASE_STATE)
+        b.agent(ROOT_AGENT, run=self.folder.name)  # when base_state.json names no id
         for path in self.files:
             self.src = b.source(JsonItems(path, ""))
             ev = self.load(path)
