@@ -119,7 +119,7 @@ def changes_file(rec: dict[str, Any]) -> bool:
     """Whether an intent changes the file it targets (its effect, its tool, or its hashes say so)."""
     return (
         rec.get("effect") == "fs"
-        or rec.get("tool") in FILE_TOOLS
+        or (isinstance(rec.get("tool"), str) and rec["tool"] in FILE_TOOLS)
         or isinstance(rec.get("pre"), str)
         or isinstance(rec.get("post"), str)
         or isinstance(rec.get("patch"), str)

@@ -20,9 +20,9 @@ from typing import Any
 from walkback.journal import failpoints
 from walkback.journal.errors import OutsideWorkspace
 from walkback.journal.fileops import FileOps, confined, naming, temp_path
-from walkback.journal.record import ABSENT, sha256_bytes, sha256_file
+from walkback.journal.record import ABSENT, FILE_TOOLS, sha256_bytes, sha256_file
 
-from ..actions import FILE_TOOLS, Action
+from ..actions import Action
 from .base import Prepared, ToolError, resolve
 
 
