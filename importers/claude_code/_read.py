@@ -382,6 +382,7 @@ class FileReader:
             self.b.agent(
                 name,
                 parent=self.agent,
+                run=str(self.header.get("sessionId", "")),
                 spawned_by=spawn[0] if spawn else None,
                 task=prompt if isinstance(prompt, str) else "",
                 label=spawn[1] if spawn else "",

@@ -26,6 +26,10 @@ def read_session(b: SessionBuilder, lay: Layout) -> Iterator[None]:
         first = FileReader(b, lay.main, ROOT_AGENT, shared)
         yield from first.run()
         _close_agent(b, first, ROOT_AGENT)
+        for agent_id, outcome in shared.outcomes.items():  # children seen only in agent_progress
+            stand_in = b.session.agents.get("agent-" + agent_id)
+            if stand_in is not None:
+                stand_in.outcome = outcome
     for sub in lay.subagents:
         reader = FileReader(b, sub.path, sub.name, shared)
         _add_subagent(b, sub, shared, parent=ROOT_AGENT if first is not None else None)
@@ -74,9 +78,7 @@ def _add_subagent(b: SessionBuilder, sub: Subagent, shared: Shared, *, parent: s
 def _close_agent(b: SessionBuilder, reader: FileReader, name: str) -> None:
     """What the file said about its agent once read: its run (the session id) and its task."""
     agent = b.agent(name, run=string(reader.header.get("sessionId")))
-    agent.task = agent.task or reader.prompt
-    if reader.untimed:  # a file without any time: its events stay untimed, at the end of the merge
-        reader.untimed = []
+    agent.task = reader.prompt or agent.task
 
 
 def _finish(b: SessionBuilder, first: FileReader) -> None:
