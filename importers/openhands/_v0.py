@@ -55,7 +55,8 @@ class V0Reader:
         """Tool call id -> (call, approval request) while the request waits for its answer."""
         self.decided: set[int] = set()
         """Calls whose approval decision is already an event."""
-        self.ended = False
+        self.ended = ""
+        """How the main agent ended (``finish``: completed, ``reject``: failed)."""
 
     def add(self, kind: str, typ: str, ts: float, **kw: Any) -> int:
         return self.b.add(
@@ -91,7 +92,7 @@ class V0Reader:
                 self.add("other", "?", self.clock(ev.get("timestamp")))
             if b.due():
                 yield
-        b.session.status = "completed" if self.ended else ("crashed" if b.unanswered() else "unknown")
+        b.session.status = self.ended or ("crashed" if b.unanswered() else "unknown")
 
     # -- actions ---------------------------------------------------------------------------------
     def action(self, ev: dict[str, Any]) -> None:
@@ -113,7 +114,8 @@ class V0Reader:
                 self.b.session.task = content.strip()
                 self.b.agent(ROOT_AGENT, task=content.strip())
         elif act in ("finish", "reject"):
-            self.ended = len(self.agents) == 1
+            if len(self.agents) == 1:
+                self.ended = "completed" if act == "finish" else "failed"
             self.add("run_end", act, ts, status="completed" if act == "finish" else "rejected")
         elif act == "delegate":
             self.delegate(ev, args, ts)
