@@ -72,6 +72,10 @@ def _sha(data: bytes) -> str:
 def _image(session: Session, name: str | None, inline: bytes | None) -> tuple[bytes | None, Badge | None]:
     """Content named by ``name`` and a badge saying whether the stored copy matches the name."""
     if inline is not None:
+        if name and name.startswith("sha256:"):
+            if _sha(inline) == name:
+                return inline, Badge("content in the record matches hash", True, name)
+            return inline, Badge("content in the record does not match its hash", False, name)
         return inline, Badge("content from the source log", None)
     if name is None:
         return None, None

@@ -3,8 +3,10 @@ here and nowhere else."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from walkback.journal.errors import BlobError
+from walkback.journal.images import intent_image
 from walkback.journal.record import ENVELOPE, changes_file, target_of
 from walkback.timeline.details import (
     AgentEnd,
@@ -113,8 +115,27 @@ def _edit(d: dict[str, Any], target: str) -> FileEdit | None:
         operation=op,
         pre=pre if isinstance(pre, str) else None,
         post=post if isinstance(post, str) else None,
+        pre_text=_inline(d, "pre"),
+        post_text=_inline(d, "post"),
         patch=patch if isinstance(patch, str) else None,
     )
+
+
+def _inline(d: dict[str, Any], which: Literal["pre", "post"]) -> str | None:
+    """A small image the intent carries itself (hash-checked), as text; None when it is in the
+    blob store (the view fetches it by hash), binary, or does not match."""
+    if not isinstance(d.get(f"{which}_image"), dict) and not isinstance(d.get("pre_image"), dict):
+        return None
+    try:
+        data = intent_image(d, which)
+    except BlobError:
+        return None
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _tool_call(d: dict[str, Any], typ: str) -> Detail:
