@@ -16,7 +16,7 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.sources import JsonItems
 
-from ..base import BOM, CERTAIN, LIKELY, NO, WEAK, head, mapping, string
+from ..base import BOM, CERTAIN, LIKELY, NO, WEAK, head, mapping, string, written_lately
 from ._details import details
 from ._logs import EvalLog, JsonLog, Log, open_log
 from ._read import SampleReader
@@ -126,8 +126,10 @@ def _facts(b: SessionBuilder, log: Log, path: Path, parts: list[str], outcomes: 
                   f"(open one alone as {path.name}#{parts[0]})")
     else:
         s.task = next((a.task for a in s.agents.values() if a.task), "") or string(spec.get("task"))
-    status = STATUS.get(string(h.get("status")), "unknown" if not h else "completed")
-    if error or (not whole and "failed" in outcomes):
+    status = STATUS.get(string(h.get("status")), "unknown")
+    if isinstance(log, EvalLog) and log.header_member == "_journal/start.json":  # no header.json yet
+        status = "running" if written_lately(path, None) else "crashed"
+    if error or (len(parts) == 1 and "failed" in outcomes):  # one sample: its outcome is the session's
         status = "failed"
     s.status = status
     if status != "running":
