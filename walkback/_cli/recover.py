@@ -1,4 +1,10 @@
-"""``walkback recover RUN|JOURNAL [--workspace DIR] [--apply] [--json]``: crash recovery."""
+"""``walkback recover RUN|JOURNAL|SESSION [--workspace DIR] [--apply] [--json]``: crash recovery.
+
+A walkback run or journal goes to ``journal.recovery``; any other agent's session (what an importer
+reads) gets a postmortem (``timeline.postmortem``): its unfinished tool calls classified against
+the workspace, and with ``--apply`` the idempotent ones redone, each decision journaled in a
+walkback journal beside the session.
+"""
 
 from __future__ import annotations
 
@@ -24,24 +30,73 @@ def _journal(run: str) -> Path:
     return find_run(run)
 
 
-def _table(plan: Any) -> str:
-    from walkback.journal.recovery._brief import clean
+def _foreign(path: Path) -> bool:
+    """The path is another agent's session, not a walkback run or journal."""
+    from walkback.importers import detect
+    from walkback.journal.errors import WalkbackError
 
-    rows = [("AGENT", "LSN", "TOOL", "TARGET", "FINDING", "ACTION")]
-    rows += [
-        (clean(f.agent, 24), str(f.lsn), clean(f.tool, 20), clean(f.target, 48), f.finding, f.action)
-        for f in plan.all_findings()
-    ]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    if not path.exists():
+        return False
+    try:
+        return detect(path).name != "walkback"
+    except WalkbackError:
+        return False  # journal recovery says what is wrong with it
+
+
+def _postmortem(path: Path, workspace: Path | None, apply_: bool) -> Any:
+    from walkback.importers import load
+    from walkback.journal.errors import RecoveryError
+    from walkback.timeline import postmortem
+
+    session = load(path)
+    ws, named = workspace, "given"
+    if ws is None:
+        recorded = postmortem.recorded_workspace(session)
+        if not recorded:
+            raise RecoveryError("the session records no workspace; pass --workspace DIR", path=path)
+        ws, named = Path(recorded), "recorded by the session"
+    if not ws.is_dir():
+        raise RecoveryError(f"workspace {ws} ({named}) is not a directory; pass --workspace DIR", path=path)
+    pm = postmortem.analyze(session, ws, source=str(path))
+    if apply_ and pm.findings:
+        pm = postmortem.apply(pm, postmortem.beside(path))
+    return pm
+
+
+def _rows(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    rows = [header, *rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
 
+def _table(plan: Any) -> str:
+    from walkback.journal.recovery._brief import clean
+    from walkback.timeline.postmortem import Postmortem
+
+    if isinstance(plan, Postmortem):
+        return _rows(
+            ("STEP", "CALL", "TOOL", "TARGET", "FINDING", "ACTION"),
+            [
+                (str(f.step), str(f.call), clean(f.tool, 20), clean(f.target, 48), f.finding, f.action)
+                for f in plan.findings
+            ],
+        )
+    return _rows(
+        ("AGENT", "LSN", "TOOL", "TARGET", "FINDING", "ACTION"),
+        [
+            (clean(f.agent, 24), str(f.lsn), clean(f.tool, 20), clean(f.target, 48), f.finding, f.action)
+            for f in plan.all_findings()
+        ],
+    )
+
+
 @click.command()
-@click.argument("run", metavar="RUN|JOURNAL")
+@click.argument("run", metavar="RUN|JOURNAL|SESSION")
 @click.option(
     "--workspace",
     type=click.Path(path_type=Path, file_okay=False),
-    help="The working tree the run edits (default: the journal header's `workspace`).",
+    help="The working tree the run edits (default: the journal header's `workspace`, or the directory the"
+    " session recorded).",
 )
 @click.option("--apply", "apply_", is_flag=True, help="Repair, journal each decision, then act on it.")
 @json_option
@@ -54,12 +109,20 @@ def recover(run: str, workspace: Path | None, apply_: bool, as_json: bool) -> No
     when their post hash verifies, keyed external calls are reissued with the same key, and
     whatever is in doubt is left to a human. Running it twice changes nothing the second time.
 
+    Another agent's session (Claude Code, Codex, Aider, Cline ...) gets a postmortem: each tool call
+    without a result is classified against the workspace (applied, not applied, torn, in doubt);
+    with --apply a not-applied edit, write or patch is redone from the recorded text and every
+    decision is journaled in SESSION.walkback/journal.jsonl, never in the agent's own file.
+
     Exit 0 when nothing is left for a human, 3 when a finding needs one (an effect in doubt, an
     approval to ask again), 1 when recovery cannot proceed, 2 on unusable input.
     """
-    from walkback.journal.recovery import recover as do_recover
+    if _foreign(Path(run)):
+        plan = _postmortem(Path(run), workspace, apply_)
+    else:
+        from walkback.journal.recovery import recover as do_recover
 
-    plan = do_recover(_journal(run), workspace=workspace, apply=apply_)
+        plan = do_recover(_journal(run), workspace=workspace, apply=apply_)
     if as_json:
         emit_json(plan.to_json())
     else:
