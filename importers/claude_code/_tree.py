@@ -11,15 +11,22 @@ from __future__ import annotations
 
 
 class Forks:
-    """Remembers each record's first turn; says when a later turn forks off it."""
+    """Remembers each record's turns; says when a new one forks off it."""
 
     def __init__(self) -> None:
         self.first: dict[int, int] = {}
         """hash(parentUuid) -> hash(uuid) of its first turn (hashes: a session holds many ids)."""
+        self.more: dict[int, set[int]] = {}
+        """The later turns of the few records that forked."""
 
     def fork(self, parent: str, uuid: str) -> bool:
-        """Record that turn ``uuid`` follows ``parent``; True when ``parent`` already had another."""
-        p = hash(parent)
-        u = hash(uuid)
+        """Record that turn ``uuid`` follows ``parent``; True when it is a new turn after another."""
+        p, u = hash(parent), hash(uuid)
         seen = self.first.setdefault(p, u)
-        return seen != u
+        if seen == u:
+            return False
+        later = self.more.setdefault(p, set())
+        if u in later:
+            return False
+        later.add(u)
+        return True
