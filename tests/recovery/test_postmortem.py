@@ -273,3 +273,15 @@ def test_a_session_with_nothing_pending(tmp_path: Path, ws: Path) -> None:
     result = recover(str(history), "--workspace", str(ws), "--apply")
     assert result.exit_code == 0 and "nothing to recover" in result.output
     assert not beside(history).exists()
+
+
+def test_one_run_of_an_aider_history(tmp_path: Path, ws: Path) -> None:
+    block = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nz = 1\n>>>>>>> REPLACE\n```"
+    run = "\n# aider chat started at 2024-08-0{d} 19:33:02\n\n#### go  \n\n"
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(run.format(d=5) + "Hello!\n\n" + run.format(d=6) + block + "\n\n")
+    os.utime(history, (OLD, OLD))
+    first = recover(f"{history}#1", "--workspace", str(ws), "--json")
+    assert first.exit_code == 0 and json.loads(first.output)["findings"] == []
+    second = recover(f"{history}#2", "--workspace", str(ws), "--json")
+    assert [f["finding"] for f in json.loads(second.output)["findings"]] == ["not_applied"]

@@ -32,10 +32,10 @@ def _journal(run: str) -> Path:
 
 def _foreign(path: Path) -> bool:
     """The path is another agent's session, not a walkback run or journal."""
-    from walkback.importers import detect
+    from walkback.importers import detect, split_part
     from walkback.journal.errors import WalkbackError
 
-    if not path.exists():
+    if not split_part(path)[0].exists():
         return False
     try:
         return detect(path).name != "walkback"
