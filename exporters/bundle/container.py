@@ -102,8 +102,8 @@ def write(
         out.write(b'"}')
         carried.append(item)
     out.write(b"]")
-    for k, value in envelope(carried).items():
-        out.write(b"," + orjson.dumps(k) + b":")
+    for key, value in envelope(carried).items():
+        out.write(b"," + orjson.dumps(key) + b":")
         if isinstance(value, bytes):  # base64 (the payload): nothing to escape, written in place
             out.write(b'"')
             out.write(value)

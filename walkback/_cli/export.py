@@ -52,6 +52,8 @@ def command_for(exp: Any) -> click.Command:
                 detect(path)  # says why this folder holds none
             written = exp.export_many((load(p) for p in many), out, **kwargs)
         elif isinstance(exp, SourceExporter):
+            if out is None:  # only an exporter with needs_output = False may leave -o out
+                raise click.UsageError("-o/--output is required")
             written = exp.export_source(path, out, **kwargs)
         else:
             written = exp.export(load(path, progress=progress_printer("reading")), out, **kwargs)
