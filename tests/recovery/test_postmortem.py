@@ -285,3 +285,32 @@ def test_one_run_of_an_aider_history(tmp_path: Path, ws: Path) -> None:
     assert first.exit_code == 0 and json.loads(first.output)["findings"] == []
     second = recover(f"{history}#2", "--workspace", str(ws), "--json")
     assert [f["finding"] for f in json.loads(second.output)["findings"]] == ["not_applied"]
+
+
+def test_a_crashed_codex_rollout_with_a_v4a_patch(tmp_path: Path, ws: Path) -> None:
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n x = 1\n-y = 2\n+y = 20\n*** End Patch\n"
+    meta = {
+        "id": "019b7f94-51b4",
+        "timestamp": "2026-01-02T16:39:45.332Z",
+        "cwd": str(ws),
+        "cli_version": "0.77.0",
+    }
+    call = {"type": "custom_tool_call", "status": "completed", "call_id": "call_1", "name": "apply_patch"}
+    records = [
+        {"timestamp": "2026-01-02T16:39:45.349Z", "type": "session_meta", "payload": meta},
+        {
+            "timestamp": "2026-01-02T16:39:47.000Z",
+            "type": "response_item",
+            "payload": {**call, "input": patch},
+        },
+    ]
+    rollout = tmp_path / "rollout-2026-01-02T16-39-45-019b7f94-51b4.jsonl"
+    rollout.write_bytes(b"\n".join(orjson.dumps(r) for r in records) + b"\n")
+    os.utime(rollout, (OLD, OLD))
+    result = recover(str(rollout), "--apply")  # the workspace is the rollout's cwd
+    assert result.exit_code == 0, result.output
+    assert (
+        ws / "a.py"
+    ).read_text() == "x = 1\ny = 20\n" and "apply_patch of a.py was not applied" in result.output
+    [f] = analyze(load(rollout), ws).findings
+    assert (f.finding, f.action) == ("applied", "commit")  # the patch now applies only in reverse
