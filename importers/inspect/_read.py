@@ -118,7 +118,11 @@ class SampleReader:
             lane = spans.get(sid, aid) if sid.__class__ is str else aid
             ts = when(e.get("timestamp"))
             h = handlers.get(typ) if typ.__class__ is str else None
-            nested = h(e, k, src, lane, ts) if h is not None else self.single(e, k, src, lane, ts)
+            if h is None:
+                self.single(e, k, src, lane, ts)
+                nested = None
+            else:
+                nested = h(e, k, src, lane, ts)
             if nested is not None:
                 inner, child, done = nested
                 if depth >= MAX_NESTING:

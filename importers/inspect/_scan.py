@@ -111,8 +111,8 @@ class SampleScan:
         samples = False
         first = -1
         while True:
-            m = _FILL.match(buf, pos)
-            pos = m.end()
+            m = _FILL.match(buf, pos)  # always matches (maybe nothing)
+            pos = m.end() if m is not None else pos
             if pos >= len(buf) or buf[pos] == 0x22:  # the end of what is read, or a string cut there
                 if not self._more():
                     if samples and first >= 0:

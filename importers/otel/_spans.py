@@ -8,6 +8,7 @@ decides what it becomes: ``invoke_agent`` an agent, ``execute_tool`` a tool call
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import embedded_json, integer, mapping, string
@@ -30,33 +31,52 @@ ERROR_SEVERITY = 17
 """OTLP severity numbers from here up are ERROR and FATAL."""
 
 
+@dataclass(slots=True)
 class Span:
     """What the timeline needs of one span (or one log record, ``what`` = ``log``)."""
 
-    __slots__ = ("src", "k", "trace", "id", "parent", "what", "op", "name", "start", "end", "failed", "agent",
-                 "agent_name", "task", "tool", "target", "status", "lsn", "file", "events", "depth", "lane")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.lane: str | None = None
-        """The agent whose lane the span's rows go to (None: no agent above it, the service's lane)."""
-        self.task = ""
-        self.events: list[tuple[int, str, int | None, str, str]] = []
-        """Span events: ``(index, kind, time, name, status)``."""
+    src: int
+    k: int
+    """Its index in its source's array (the rows' ``offset``)."""
+    trace: str = ""
+    id: str = ""
+    parent: str = ""
+    """The parent span's id (for a log record: the span it names)."""
+    what: str = OTHER
+    """``agent``, ``tool``, ``model``, ``other`` or ``log``."""
+    op: str = "span"
+    """The rows' type: ``gen_ai.operation.name``."""
+    name: str = ""
+    start: int | None = None
+    end: int | None = None
+    """Nanoseconds since the epoch."""
+    failed: bool = False
+    agent: str = ""
+    agent_name: str = ""
+    task: str = ""
+    tool: str = ""
+    target: str = ""
+    status: str = ""
+    """``walkback.status``, when walkback exported the span."""
+    lsn: int | None = None
+    file: str = ""
+    events: list[tuple[int, str, int | None, str, str]] = field(default_factory=list)
+    """Span events: ``(index, kind, time, name, status)``."""
+    depth: int = 0
+    lane: str | None = None
+    """The agent whose lane the span's rows go to (None: no agent above it, the service's lane)."""
 
 
 def span(rec: dict[str, Any], src: int, k: int) -> Span:
     """One span record, read once."""
-    s = Span()
-    s.src, s.k = src, k
+    s = Span(src, k)
     s.trace = span_id(rec.get("traceId") or rec.get("traceID"))
     s.id = span_id(rec.get("spanId") or rec.get("spanID"))
     s.parent = span_id(rec.get("parentSpanId") or rec.get("parentSpanID"))
     s.name = string(rec.get("name"))
     s.start = nanos(rec.get("startTimeUnixNano"))
     s.end = nanos(rec.get("endTimeUnixNano"))
-    status = mapping(rec.get("status"))
-    s.failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+    s.failed = mapping(rec.get("status")).get("code") in (2, "STATUS_CODE_ERROR")
     a = attributes(rec.get("attributes"))
     s.what = operation(a, s.name)
     op = a.get("gen_ai.operation.name")
@@ -75,21 +95,19 @@ def span(rec: dict[str, Any], src: int, k: int) -> Span:
         s.target = s.file or tool_target(a)
     events = rec.get("events")
     if isinstance(events, list):
-        for j, ev in enumerate(events):
-            ev = mapping(ev)
+        for j, item in enumerate(events):
+            ev = mapping(item)
             name = string(ev.get("name"))
             ea = attributes(ev.get("attributes"))
-            status = string(ea.get("walkback.approval.decision") or ea.get("walkback.status"))
-            s.events.append((j, event_kind(name), nanos(ev.get("timeUnixNano")), name or "event", status))
+            said = string(ea.get("walkback.approval.decision") or ea.get("walkback.status"))
+            s.events.append((j, event_kind(name), nanos(ev.get("timeUnixNano")), name or "event", said))
     return s
 
 
 def log_record(rec: dict[str, Any], src: int, k: int) -> Span:
     """One log record, read once (it becomes one row in the lane of the span it names)."""
-    s = Span()
-    s.src, s.k = src, k
+    s = Span(src, k, what="log", op="log")
     s.trace = span_id(rec.get("traceId"))
-    s.id = ""
     s.parent = span_id(rec.get("spanId"))
     a = attributes(rec.get("attributes"))
     s.name = string(rec.get("eventName")) or string(a.get("event.name"))
@@ -97,10 +115,7 @@ def log_record(rec: dict[str, Any], src: int, k: int) -> Span:
     s.end = None
     severity = integer(rec.get("severityNumber"))
     s.failed = severity is not None and severity >= ERROR_SEVERITY
-    s.what = s.op = "log"
-    s.agent = s.agent_name = s.tool = s.status = s.file = ""
     s.target = s.name
-    s.lsn = None
     return s
 
 
