@@ -44,7 +44,7 @@ class Inputs:
             data = path.read_bytes().decode("utf-8", "replace")
         except OSError:
             return
-        when, lines = math.nan, []
+        when, lines = math.nan, list[str]()
         for line in data.split("\n"):
             if line.startswith("# "):
                 if lines:

@@ -38,18 +38,24 @@ def details(session: Session, i: int) -> Detail:
     return build(session, i, ev, raw)
 
 
+def _at(session: Session, key: str, i: int) -> int:
+    """Position in ``header[key]`` (event indices, ascending) of the last entry at or before ``i``."""
+    events = session.header.get(key)
+    return bisect_right(events, i) - 1 if isinstance(events, list) else -1
+
+
 def _run_of(session: Session, i: int) -> dict[str, Any]:
-    for run in session.header.get("runs", ()):
-        if isinstance(run, dict) and run.get("event") == i:
-            return run
-    return {}
+    runs = session.header.get("runs")
+    k = _at(session, "run_events", i)
+    run = runs[k] if isinstance(runs, list) and 0 <= k < len(runs) else None
+    return run if isinstance(run, dict) and run.get("event") == i else {}
 
 
 def _model_at(session: Session, i: int) -> str:
     """The model in use at event ``i`` (the last banner or ``/model`` line before it)."""
-    models = [m for m in session.header.get("models", ()) if isinstance(m, list) and len(m) == 2]
-    k = bisect_right([int(m[0]) for m in models], i) - 1
-    return str(models[k][1]) if k >= 0 else ""
+    models = session.header.get("models")
+    k = _at(session, "model_events", i)
+    return str(models[k]) if isinstance(models, list) and 0 <= k < len(models) else ""
 
 
 def _run_start(session: Session, i: int, ev: Event, raw: str) -> Detail:

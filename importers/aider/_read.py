@@ -82,7 +82,8 @@ class Reader:
         self.held: Held | None = None
         self.run = Run()
         self.runs: list[dict[str, Any]] = []
-        self.models: list[list[Any]] = []
+        self.models: list[tuple[int, str]] = []
+        """``(first event, model)`` of each model line (the banner's, a ``/model``'s)."""
         self.edits: dict[str, list[int]] = {}
         """Edits of the last reply still waiting for their result, by file."""
         self.command = -1
@@ -287,7 +288,7 @@ class Reader:
         m = L.MODEL.match(head)
         if m is not None:
             self.run.model, self.run.edit_format = (x.decode("utf-8", "replace") for x in m.groups())
-            self.models.append([self.b.count, self.run.model])
+            self.models.append((self.b.count, self.run.model))
 
     def plain(self, at: At) -> None:
         h = self.held
@@ -354,7 +355,13 @@ class Reader:
         self.release()
         self.finish_run()
         s = self.b.session
-        s.header = {"runs": self.runs, "models": self.models}
+        runs = [r for r in self.runs if r["event"] >= 0]
+        s.header = {
+            "runs": runs,
+            "run_events": [r["event"] for r in runs],
+            "models": [m for _, m in self.models],
+            "model_events": [i for i, _ in self.models],
+        }
         s.task = self.task
         first = self.runs[0]["started"] if self.runs else ""
         self.b.agent(AGENT, run=first, task=self.task, label="aider")
