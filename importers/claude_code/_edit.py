@@ -86,6 +86,7 @@ def file_edit(name: str, args: Any, result: Any, path: str) -> FileEdit | None:
         )
     if name in ("Edit", "MultiEdit"):
         edits = _replacements(name, a, r)
+        pre: str | None
         if edits and not edits[0][0] and not before:  # an empty old string first: a new file
             operation, pre, after = "create", ABSENT, replaced(edits[0][1], edits[1:])
         else:

@@ -191,7 +191,7 @@ class FileReader:
             for key in HEADER_KEYS:
                 if key not in self.header and isinstance(rec.get(key), str):
                     self.header[key] = rec[key]
-        typ = rec.get("type")
+        typ: Any = rec.get("type")
         handler = HANDLERS.get(typ) if typ.__class__ is str else None
         if handler is None:
             self.add(K["other"], typ if typ.__class__ is str and typ else "?")
@@ -289,7 +289,7 @@ class FileReader:
         if m.__class__ is not dict:
             self.add(K["other"], typ)
             return
-        content = m.get("content")
+        content: Any = m.get("content")
         if rec.get("isCompactSummary") is True and not nested:
             self.add(K["message"] if self.boundary else K["compaction"], typ)
             self.boundary = False
@@ -354,7 +354,7 @@ class FileReader:
 
     # -- everything else ------------------------------------------------------------------------
     def progress(self, rec: dict[str, Any], typ: str) -> None:
-        data = rec.get("data")
+        data: Any = rec.get("data")
         kind = data.get("type") if data.__class__ is dict else None
         if kind == "agent_progress":
             self.agent_progress(rec, data)
@@ -364,7 +364,8 @@ class FileReader:
     def agent_progress(self, rec: dict[str, Any], data: dict[str, Any]) -> None:
         """A running subagent's record copied into its parent: the child's own event when its
         file is absent, else ``other`` (the file is read instead)."""
-        agent_id, inner = data.get("agentId"), data.get("message")
+        agent_id: Any = data.get("agentId")
+        inner: Any = data.get("message")
         inner_type = inner.get("type") if inner.__class__ is dict else None
         if (
             agent_id.__class__ is not str
