@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from walkback.journal.errors import ImporterError
 
-from ..base import mapping, string
+from ..base import mapping
 
 SUBAGENTS = "subagents"
 AGENT_PREFIX = "agent-"
@@ -116,7 +116,3 @@ def layout(path: Path) -> Layout:
         return Layout(None, [subagent(path)])  # a subagent file alone is a session of its own
     found = subagent_files(path.with_suffix("")) + _old_layout_children(path)
     return Layout(path, [subagent(p) for p in found])
-
-
-def meta_string(sub: Subagent, key: str) -> str:
-    return string(sub.meta.get(key))

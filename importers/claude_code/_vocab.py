@@ -14,7 +14,6 @@ FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
 """Tools that start a subagent (``Task``; newer builds call it ``Agent``)."""
 CALL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-TEXT_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "image", "document"})
 TARGET_LIMIT = 200
 """Characters of a command or pattern kept as an event's target (the detail has all of it)."""
 TARGET_KEYS = ("command", "url", "pattern", "query", "path", "description", "prompt", "skill")
