@@ -5,24 +5,33 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from typing import Any
 
 from walkback.timeline.details import Usage
 
 from ..base import integer
 
-HEX = frozenset("0123456789abcdefABCDEF")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 MAX_DEPTH = 16
 USAGE: dict[str, tuple[str, ...]] = {
     "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
     "output_tokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
-    "cache_read_tokens": ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
-                          "gen_ai.usage.input_tokens.cached"),
-    "cache_write_tokens": ("gen_ai.usage.cache_creation.input_tokens",
-                           "gen_ai.usage.cache_creation_input_tokens",
-                           "gen_ai.usage.input_tokens.cache_write"),
-    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens",
-                         "gen_ai.usage.output_tokens.reasoning"),
+    "cache_read_tokens": (
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_read_input_tokens",
+        "gen_ai.usage.input_tokens.cached",
+    ),
+    "cache_write_tokens": (
+        "gen_ai.usage.cache_creation.input_tokens",
+        "gen_ai.usage.cache_creation_input_tokens",
+        "gen_ai.usage.input_tokens.cache_write",
+    ),
+    "reasoning_tokens": (
+        "gen_ai.usage.reasoning.output_tokens",
+        "gen_ai.usage.reasoning_tokens",
+        "gen_ai.usage.output_tokens.reasoning",
+    ),
     "total_tokens": ("gen_ai.usage.total_tokens",),
 }
 """The contract's usage fields and the GenAI attributes that carry them, newest name first
@@ -75,10 +84,10 @@ def attributes(items: Any, depth: int = 0) -> dict[str, Any]:
 
 def span_id(v: Any) -> str:
     """A trace or span id as lowercase hex (OTLP/JSON writes hex; protobuf's JSON mapping base64)."""
-    if not isinstance(v, str) or not v:
+    if v.__class__ is not str or not v:
         return ""
-    if all(c in HEX for c in v):
-        return v.lower()
+    if _HEX.fullmatch(v):
+        return v if v.islower() or v.isdigit() else v.lower()
     try:
         return base64.b64decode(v, validate=True).hex()
     except (binascii.Error, ValueError):
