@@ -301,12 +301,12 @@ class TaskReader:
         """``o`` is over: its result from the API history, else from the request that sent it."""
         flags = 0
         if r is not None:
-            status, where = r.status, {"src": self.api_src, "offset": r.item, "sub": r.block}
+            status, (src, offset, part) = r.status, (self.api_src, r.item, r.block)
         else:
             quoted = in_request(asked, o.names, o.target) if asked else None
             status = "ok" if quoted is None else Result(0, 0, "", "", quoted).status
             flags = INFERRED if quoted is None else 0
-            where = {"src": self.ui_src, "offset": at, "sub": sub}
+            src, offset, part = self.ui_src, at, sub
         b = self.b
         tool = o.name
         if o.request >= 0:
@@ -321,7 +321,9 @@ class TaskReader:
                 flags=INFERRED,
                 target=o.target,
                 tool=tool,
-                **where,
+                src=src,
+                offset=offset,
+                sub=part,
             )
             b.set_status(o.request, answer)
         b.add(
@@ -333,7 +335,9 @@ class TaskReader:
             status=status,
             flags=flags,
             target=o.target,
-            **where,
+            src=src,
+            offset=offset,
+            sub=part,
         )
         b.close(("call", o.call))
         b.set_status(o.call, status)
@@ -375,7 +379,8 @@ class TaskReader:
 def _workspace(history: list[Any]) -> str:
     """The working directory Cline names in its first environment details."""
     for message in history[:2]:
-        for block in mapping(message).get("content") or ():
+        content = mapping(message).get("content")
+        for block in content if isinstance(content, list) else ():
             found = re.search(
                 r"Current (?:Working|Workspace) Directory \((.+?)\)", string(mapping(block).get("text"))
             )

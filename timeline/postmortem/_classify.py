@@ -108,13 +108,13 @@ def _file(edit: FileEdit, workspace: Path, recorded: str) -> Verdict:
     path = locate(edit.path, workspace, recorded)
     if path is None:
         return Verdict("in_doubt", "ask_human", f"{edit.path} is outside the workspace: not touched")
-    if path.is_symlink():
-        return Verdict("in_doubt", "ask_human", "the target is a symbolic link: not touched", path=path)
-    if path.exists() and not path.is_file():
-        return Verdict(
-            "in_doubt", "ask_human", "the target is not a regular file now: not touched", path=path
-        )
     try:
+        if path.is_symlink():
+            return Verdict("in_doubt", "ask_human", "the target is a symbolic link: not touched", path=path)
+        if path.exists() and not path.is_file():
+            return Verdict(
+                "in_doubt", "ask_human", "the target is not a regular file now: not touched", path=path
+            )
         data = path.read_bytes() if path.exists() else None
     except OSError as e:
         return Verdict("in_doubt", "ask_human", f"the target cannot be read: {e.strerror}", path=path)
