@@ -4,7 +4,7 @@ from .builder import SessionBuilder
 from .details import Detail, DiscriminatedDetail, FileEdit
 from .kinds import FILE, INFERRED, KIND_INDEX, KINDS, PLACEHOLDER, PROBLEM_STATUSES, STATUSES
 from .session import Agent, Event, IntegrityReport, RecoveryFinding, Session, parse_time
-from .sources import JsonItems, JsonLines, JsonSpan, Source, TextSpans
+from .sources import JsonItems, JsonItemSpans, JsonLines, JsonSpan, Source, TextSpans
 from .table import EventTable, StringPool
 from .views import Approval, FileChange, approval_counts, approvals, file_change, files_summary
 
@@ -25,6 +25,7 @@ __all__ = [
     "FileChange",
     "FileEdit",
     "IntegrityReport",
+    "JsonItemSpans",
     "JsonItems",
     "JsonLines",
     "JsonSpan",

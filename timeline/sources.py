@@ -10,6 +10,8 @@ source defines; the parsed record itself is never held. Three kinds cover every 
   the value at the pointer itself.
 * :class:`JsonSpan`: as :class:`JsonItems`, in a JSON value that is a byte span of a file (a line
   of JSON lines holding many items, an OTLP batch; one sample of a document too big to parse whole).
+* :class:`JsonItemSpans`: as :class:`JsonItems`, each item read from its own byte span of the
+  document (an indented document read a piece at a time: a re-read parses one item, not the file).
 
 Byte-addressed sources can be searched without parsing (``timeline.query.text_mask``).
 """
@@ -20,6 +22,7 @@ import os
 import threading
 import zipfile
 import zlib
+from array import array
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -169,6 +172,42 @@ class JsonSpan:
 
     def __repr__(self) -> str:
         return f"JsonSpan({str(self.path)!r}, {self.start}, {self.length}, {self.pointer!r})"
+
+
+class JsonItemSpans(JsonItems):
+    """As :class:`JsonItems` (``offset`` = the item's index, -1 = the value at the pointer, the
+    same :meth:`where`), with every item's byte span in the document kept as it was read, so reading
+    an item again parses that item only. The reader fills the spans (:meth:`add`)."""
+
+    def __init__(self, path: Path, pointer: str = "") -> None:
+        super().__init__(path, pointer)
+        self.starts = array("q")
+        self.lengths = array("q")
+        self.value: tuple[int, int] | None = None
+        """The byte span of the value at the pointer itself, when known."""
+        self._span = _Span(path)
+
+    def add(self, start: int, length: int) -> int:
+        """Record the next item's span; returns its index."""
+        self.starts.append(start)
+        self.lengths.append(length)
+        return len(self.starts) - 1
+
+    def read(self, offset: int, length: int) -> Any:
+        span = self.value if offset < 0 else None
+        if 0 <= offset < len(self.starts):
+            span = (self.starts[offset], self.lengths[offset])
+        if span is None:
+            raise ImporterError(f"no item {offset} at {self.pointer or '/'}", path=self.path)
+        try:
+            return orjson.loads(self._span.read(*span))
+        except orjson.JSONDecodeError:
+            raise ImporterError(
+                f"the item at byte {span[0]} changed since it was read", path=self.path
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"JsonItemSpans({str(self.path)!r}, {self.pointer!r}, items={len(self.starts)})"
 
 
 def _item(doc: Any, pointer: str, offset: int, path: Path) -> Any:

@@ -60,12 +60,12 @@ def _model(session: Session, i: int) -> str:
 
 
 def _run_start(session: Session, i: int, ev: Event, d: dict[str, Any]) -> Detail:
-    if ev.type == "session":
-        keep = ("sessionId", "startTime")
+    if ev.type == "session":  # the legacy document: its id, the rest in the header
+        head = session.header
         return RunStart(
             task=session.task,
             producer="copilot-cli (legacy session)",
-            settings={k: d[k] for k in keep if k in d},
+            settings={k: head[k] for k in ("sessionId", "startTime") if k in head},
         )
     ctx = mapping(d.get("context"))
     models = session.header.get(MODELS)

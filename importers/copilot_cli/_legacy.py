@@ -2,14 +2,15 @@
 timeline[]}``, rewritten whole as the session goes.
 
 ``timeline`` is what the person saw (messages, tool calls with their results); ``chatMessages``
-is the model's conversation (OpenAI chat messages). When the timeline has entries the chat
+is the model's conversation (OpenAI chat messages). The document is read an entry at a time
+(:mod:`importers.documents`). When the timeline has entries the chat
 messages are the model's copy of it and each is ``other``; a session with an empty timeline is
 read from its chat messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonItems
 
-from ..base import embedded_json, load_document, mapping, string
+from ..base import embedded_json, mapping, string
+from ..documents import Damaged, Document, placeholder
 from ._read import ROOT_AGENT
 from ._tools import changes_file, target
 
@@ -48,43 +50,40 @@ class LegacyReader:
         return self.b.add(kind, type=typ, ts=ts, agent=ROOT_AGENT, src=self.src, offset=self.offset, **kw)
 
     def read(self) -> Iterator[None]:
-        doc = load_document(self.path)
-        timeline, chat = (doc.get(k) if isinstance(doc, dict) else None for k in ("timeline", "chatMessages"))
-        if not isinstance(timeline, list) and not isinstance(chat, list):
-            raise ImporterError(
-                "no timeline or chatMessages array in this Copilot CLI session", path=self.path
-            )
-        assert isinstance(doc, dict)
+        with Document(self.path) as doc:
+            if not doc.is_object() or not (doc.is_array("timeline") or doc.is_array("chatMessages")):
+                raise ImporterError(
+                    "no timeline or chatMessages array in this Copilot CLI session", path=self.path
+                )
+            yield from self.read_document(doc)
+
+    def read_document(self, doc: Document) -> Iterator[None]:
         b = self.b
-        b.session.header = {k: v for k, v in doc.items() if k not in ("timeline", "chatMessages")}
-        b.agent(ROOT_AGENT, run=string(doc.get("sessionId")))
-        self.src = b.source(JsonItems(self.path, ""))
-        self.add("run_start", "session", self.clock(doc.get("startTime")))
-        entries = timeline if isinstance(timeline, list) else []
-        yield from self.items("/timeline", entries, self.entry)
-        messages = chat if isinstance(chat, list) else []
-        yield from self.items("/chatMessages", messages, self.copy if entries else self.chat)
+        header = {k: doc.get(k) for k in doc.names() if k not in ("timeline", "chatMessages")}
+        b.session.header = {k: v for k, v in header.items() if not isinstance(v, Damaged)}
+        b.agent(ROOT_AGENT, run=string(header.get("sessionId")))
+        self.src = b.source(doc.source("sessionId") if "sessionId" in header else JsonItems(self.path, ""))
+        self.add("run_start", "session", self.clock(header.get("startTime")))
+        entries = yield from self.items(doc, "timeline", self.entry)
+        yield from self.items(doc, "chatMessages", self.copy if entries else self.chat)
         b.session.status = "crashed" if b.unanswered() else "unknown"
 
-    def items(self, pointer: str, items: list[Any], read: Any) -> Iterator[None]:
-        if not items:
-            return
-        self.src = self.b.source(JsonItems(self.path, pointer))
-        for k, item in enumerate(items):
-            self.offset = k
+    def items(self, doc: Document, key: str, read: Any) -> Generator[None, None, int]:
+        """Read the entries of one array; returns how many there were."""
+        if not doc.is_array(key):
+            return 0
+        source = doc.source(key)
+        self.src = self.b.source(source)
+        n = 0
+        for k, item in doc.items(key, source):
+            self.offset, n = k, n + 1
             if isinstance(item, dict):
                 read(item)
             else:
-                self.b.placeholder(
-                    src=self.src,
-                    line=0,
-                    offset=k,
-                    length=0,
-                    reason="an entry that is not an object",
-                    text=str(item)[:200],
-                )
+                placeholder(self.b, self.src, k, item, "an entry that is not an object")
             if self.b.due():
                 yield
+        return n
 
     # -- the timeline ----------------------------------------------------------------------------
     def entry(self, item: dict[str, Any]) -> None:

@@ -86,18 +86,22 @@ class EventsReader:
         b.agent(ROOT_AGENT)
         b.session.header[MODELS] = self.models
         b.session.header[COUNTED] = self.counted
+        handlers, clock = HANDLERS, self.clock
         for offset, line, length, rec in json_lines(self.path, b, self.src):
             self.offset, self.line, self.length = offset, line, length
-            typ = string(rec.get("type")) or "?"
-            data = mapping(rec.get("data"))
-            ts = self.clock(rec.get("timestamp"))
-            self.last = ts if ts == ts else self.last
-            self.agent = self.agent_of(data)
-            before = b.count
-            handler = HANDLERS.get(typ)
+            typ = rec.get("type")
+            typ = typ if typ.__class__ is str and typ else "?"
+            data = rec.get("data")
+            data = data if data.__class__ is dict else {}
+            ts = clock(rec.get("timestamp"))
+            if ts == ts:
+                self.last = ts
+            self.agent = self.agent_of(data) if "parentToolCallId" in data else ROOT_AGENT
+            before = len(b.rows)
+            handler = handlers.get(typ)
             if handler is not None:
                 handler(self, typ, data, ts)
-            if b.count == before:
+            if len(b.rows) == before:
                 self.add("other", typ, ts)
             if b.due():
                 yield

@@ -5,7 +5,8 @@ the action it answers. Every event is ``JsonItems(path, "")`` item ``k``.
 Confirmation mode writes an action twice: first ``awaiting_confirmation`` (the request), then, once
 the person answered, again ``confirmed`` or ``rejected`` under a new id (the decision); the call is
 the first one, and its observation may name either id. A ``delegate`` action starts a subagent: the
-events until its ``delegate`` observation are the delegate's.
+events until its ``delegate`` observation are the delegate's. The list is read an event at a time
+(:mod:`importers.documents`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
-from walkback.timeline.sources import JsonItems
 
-from ..base import integer, load_document, mapping, string
+from ..base import integer, mapping, string
+from ..documents import Document, placeholder
 from ._common import ROOT_AGENT, ResponseSeen, exit_status, v0_command
 
 MESSAGES = frozenset({"message", "system"})
@@ -64,34 +65,28 @@ class V0Reader:
         )
 
     def read(self) -> Iterator[None]:
-        doc = load_document(self.path)
-        if not isinstance(doc, list):
-            raise ImporterError(
-                "not an OpenHands trajectory: the document is not a list of events", path=self.path
-            )
-        b = self.b
-        b.session.header["layout"] = "v0"
-        b.agent(ROOT_AGENT)
-        self.src = b.source(JsonItems(self.path, ""))
-        for k, ev in enumerate(doc):
-            self.offset = k
-            if not isinstance(ev, dict):
-                b.placeholder(
-                    src=self.src,
-                    line=0,
-                    offset=k,
-                    length=0,
-                    reason="an event that is not an object",
-                    text=str(ev)[:200],
-                )
-            elif isinstance(ev.get("action"), str):
-                self.action(ev)
-            elif isinstance(ev.get("observation"), str):
-                self.observation(ev)
-            else:
-                self.add("other", "?", self.clock(ev.get("timestamp")))
-            if b.due():
-                yield
+        with Document(self.path) as doc:
+            if not doc.is_array(None):
+                why = "not an OpenHands trajectory: the document is not a list of events"
+                raise ImporterError(why, path=self.path)
+            b = self.b
+            b.session.header["layout"] = "v0"
+            b.agent(ROOT_AGENT)
+            source = doc.source(None)
+            self.src = b.source(source)
+            for k, ev in doc.items(None, source):
+                self.offset = k
+                if isinstance(ev, dict):
+                    if isinstance(ev.get("action"), str):
+                        self.action(ev)
+                    elif isinstance(ev.get("observation"), str):
+                        self.observation(ev)
+                    else:
+                        self.add("other", "?", self.clock(ev.get("timestamp")))
+                else:
+                    placeholder(b, self.src, k, ev, "an event that is not an object")
+                if b.due():
+                    yield
         b.session.status = self.ended or ("crashed" if b.unanswered() else "unknown")
 
     # -- actions ---------------------------------------------------------------------------------

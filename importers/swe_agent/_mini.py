@@ -19,9 +19,9 @@ from typing import Any
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.session import parse_time
-from walkback.timeline.sources import JsonItems
 
-from ..base import embedded_json, integer, load_document, mapping, string
+from ..base import embedded_json, integer, mapping, string
+from ..documents import MISSING, Damaged, Document, placeholder
 from ._common import ROOT_AGENT, command_target, end_status, submission_calls
 
 
@@ -64,36 +64,44 @@ class MiniReader:
         return self.b.add(kind, type=typ, ts=ts, agent=ROOT_AGENT, src=self.src, offset=self.offset, **kw)
 
     def read(self) -> Iterator[None]:
-        doc = load_document(self.path)
-        messages = doc.get("messages") if isinstance(doc, dict) else None
-        if not isinstance(doc, dict) or not isinstance(messages, list):
-            raise ImporterError("not a mini-swe-agent trajectory: no messages array", path=self.path)
+        with Document(self.path) as doc:
+            if not doc.is_object() or not doc.is_array("messages"):
+                raise ImporterError("not a mini-swe-agent trajectory: no messages array", path=self.path)
+            yield from self.read_document(doc)
+
+    def read_document(self, doc: Document) -> Iterator[None]:
         b = self.b
         b.agent(ROOT_AGENT, run=string(doc.get("instance_id")))
         b.session.header = {
-            k: doc[k] for k in ("trajectory_format", "instance_id") if isinstance(doc.get(k), str)
+            k: v for k in ("trajectory_format", "instance_id") if isinstance(v := doc.get(k), str)
         }
-        info = mapping(doc.get("info"))
-        self.src = b.source(JsonItems(self.path, "/messages"))
-        for k, message in enumerate(messages):
+        source = doc.source("messages")
+        self.src = b.source(source)
+        for k, message in doc.items("messages", source):
             self.offset = k
             if isinstance(message, dict):
                 self.message(message)
             else:
-                b.placeholder(
-                    src=self.src, line=0, offset=k, length=0, reason="a message that is not an object"
-                )
+                placeholder(b, self.src, k, message, "a message that is not an object")
             if b.due():
                 yield
-        if "info" in doc:
-            self.src, self.offset = b.source(JsonItems(self.path, "/info")), -1
-            changed = submission_calls(b, info, src=self.src, agent=ROOT_AGENT)
-            if not self.ended:
-                self.ended = end_status(string(info.get("exit_status")))
-                self.add("run_end", "info", float("nan"), status=self.ended)
-            elif not changed:
-                self.add("other", "info", float("nan"))
+        info = doc.get("info")
+        if info is not MISSING:
+            self.src, self.offset = b.source(doc.source("info")), -1
+            if isinstance(info, Damaged):
+                placeholder(b, self.src, -1, info, "")
+            else:
+                self.info(mapping(info))
         b.session.status = self.ended or ("crashed" if self.waiting else "unknown")
+
+    def info(self, info: dict[str, Any]) -> None:
+        """The submission's file changes, and the end when no exit message said it."""
+        changed = submission_calls(self.b, info, src=self.src, agent=ROOT_AGENT)
+        if not self.ended:
+            self.ended = end_status(string(info.get("exit_status")))
+            self.add("run_end", "info", float("nan"), status=self.ended)
+        elif not changed:
+            self.add("other", "info", float("nan"))
 
     def message(self, m: dict[str, Any]) -> None:
         role = string(m.get("role")) or "?"

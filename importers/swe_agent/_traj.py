@@ -20,9 +20,9 @@ from typing import Any
 
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
-from walkback.timeline.sources import JsonItems
 
-from ..base import embedded_json, load_document, mapping, string
+from ..base import embedded_json, mapping, string
+from ..documents import MISSING, Damaged, Document, placeholder
 from ._common import ROOT_AGENT, command_target, command_tool, end_status, submission_calls
 
 NAN = math.nan
@@ -35,9 +35,11 @@ class TrajReader:
         self.b = b
         self.path = path
         self.src = 0
-        self.steps: list[Any] = []
+        self.steps: Iterator[tuple[int, Any]] = iter(())
+        self.peeked: tuple[int, Any] | None = None
+        """The next step, read ahead to see whether the next assistant message runs it."""
+        self.seen = 0
         self.step_src = 0
-        self.next_step = 0
         self.open_step = -1
         """The step whose call waits for the observation the history shows next (-1: none)."""
 
@@ -45,40 +47,60 @@ class TrajReader:
         return self.b.add(kind, type=typ, agent=ROOT_AGENT, src=src, offset=offset, **kw)
 
     def read(self) -> Iterator[None]:
-        doc = load_document(self.path)
-        if not isinstance(doc, dict) or not isinstance(doc.get("trajectory", doc.get("history")), list):
-            raise ImporterError("not a SWE-agent trajectory: no trajectory or history array", path=self.path)
+        with Document(self.path) as doc:
+            if not doc.is_object() or not (doc.is_array("trajectory") or doc.is_array("history")):
+                raise ImporterError(
+                    "not a SWE-agent trajectory: no trajectory or history array", path=self.path
+                )
+            yield from self.read_document(doc)
+
+    def read_document(self, doc: Document) -> Iterator[None]:
         b = self.b
         b.agent(ROOT_AGENT)
-        b.session.header = {k: doc[k] for k in ("environment",) if isinstance(doc.get(k), str)}
+        environment = doc.get("environment")
+        b.session.header = {"environment": environment} if isinstance(environment, str) else {}
         config = mapping(embedded_json(doc.get("replay_config")))
         b.session.header["model"] = string(mapping(mapping(config.get("agent")).get("model")).get("name"))
         for key in ("replay_config", "environment"):
-            if key in doc:
-                self.add("run_start", key, src=b.source(JsonItems(self.path, f"/{key}")), offset=-1)
+            if doc.get(key) is not MISSING:
+                self.add("run_start", key, src=b.source(doc.source(key)), offset=-1)
                 break
-        steps = doc.get("trajectory")
-        self.steps = steps if isinstance(steps, list) else []
-        self.step_src = b.source(JsonItems(self.path, "/trajectory"))
-        history = doc.get("history")
-        if isinstance(history, list):
-            self.src = b.source(JsonItems(self.path, "/history"))
-            for k, item in enumerate(history):
+        steps = doc.source("trajectory")
+        self.step_src = b.source(steps)
+        self.steps = doc.items("trajectory", steps) if doc.is_array("trajectory") else iter(())
+        if doc.is_array("history"):
+            history = doc.source("history")
+            self.src = b.source(history)
+            for k, item in doc.items("history", history):
                 if isinstance(item, dict):
                     self.message(k, item)
                 else:
-                    b.placeholder(
-                        src=self.src, line=0, offset=k, length=0, reason="a message that is not an object"
-                    )
+                    placeholder(b, self.src, k, item, "a message that is not an object")
                 if b.due():
                     yield
         self.close_step()
-        while self.next_step < len(self.steps):
-            self.step(self.next_step, from_history=False)
-            self.next_step += 1
+        while (upcoming := self.take()) is not None:
+            self.step(*upcoming, from_history=False)
             if b.due():
                 yield
-        self.info(mapping(doc.get("info")), "info" in doc)
+        info = doc.get("info")
+        if isinstance(info, Damaged):
+            placeholder(b, b.source(doc.source("info")), -1, info, "")
+        elif info is MISSING:
+            b.session.status = "crashed" if self.seen else "unknown"
+        else:
+            self.info(mapping(info), b.source(doc.source("info")))
+
+    def peek(self) -> tuple[int, Any] | None:
+        if self.peeked is None:
+            self.peeked = next(self.steps, None)
+        return self.peeked
+
+    def take(self) -> tuple[int, Any] | None:
+        upcoming, self.peeked = self.peek(), None
+        if upcoming is not None:
+            self.seen += 1
+        return upcoming
 
     # -- the conversation -------------------------------------------------------------------------
     def message(self, k: int, item: dict[str, Any]) -> None:
@@ -88,13 +110,10 @@ class TrajReader:
             self.close_step()
             self.add("message", typ, src=self.src, offset=k)
             action = item.get("action")
-            if (
-                self.next_step < len(self.steps)
-                and isinstance(action, str)
-                and _same(action, self.steps[self.next_step])
-            ):
-                self.step(self.next_step, from_history=True)
-                self.next_step += 1
+            upcoming = self.peek()
+            if upcoming is not None and isinstance(action, str) and _same(action, upcoming[1]):
+                self.take()
+                self.step(*upcoming, from_history=True)
             return
         if role in ("user", "tool") and self.open_step >= 0 and not item.get("is_demo"):
             call = self.b.close(("step", self.open_step))
@@ -109,9 +128,11 @@ class TrajReader:
             self.b.session.task = content.strip()
             self.b.agent(ROOT_AGENT, task=content.strip()[:2000])
 
-    def step(self, k: int, *, from_history: bool) -> None:
+    def step(self, k: int, step: Any, *, from_history: bool) -> None:
         """Step ``k``'s call; its result now, unless the history shows the observation next."""
-        step = mapping(self.steps[k])
+        if not isinstance(step, dict):
+            placeholder(self.b, self.step_src, k, step, "a step that is not an object")
+            return
         action = string(step.get("action"))
         tool = command_tool(action)
         if not from_history and string(step.get("thought")).strip():
@@ -145,12 +166,8 @@ class TrajReader:
             self.open_step = -1
 
     # -- info ------------------------------------------------------------------------------------
-    def info(self, info: dict[str, Any], present: bool) -> None:
+    def info(self, info: dict[str, Any], src: int) -> None:
         b = self.b
-        if not present:
-            b.session.status = "crashed" if self.steps else "unknown"
-            return
-        src = b.source(JsonItems(self.path, "/info"))
         if isinstance(info.get("model_stats"), dict):
             self.add("model_result", "model_stats", src=src, offset=-1)
         submission_calls(b, info, src=src, agent=ROOT_AGENT)

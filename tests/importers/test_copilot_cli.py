@@ -477,11 +477,17 @@ def test_legacy_chat_messages_are_the_conversation_when_the_timeline_is_empty(tm
     assert kinds(copies) == ["run_start", "message", "other", "other", "other"]
 
 
-def test_a_broken_legacy_document_is_one_clear_error(tmp_path: Path) -> None:
+def test_a_torn_legacy_document_keeps_what_was_written_and_a_broken_one_is_one_clear_error(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "x.json"
     path.write_text('{\n  "sessionId": "s",\n  "chatMessages": [],\n  "timeline": [\n    {"type": "user",')
+    s = load(path)
+    assert kinds(s) == ["run_start", "integrity"] and s.event(1).status == "torn"
+    assert "line 5" in str(s.detail(1)) and s.where(1) == f"{path}:5"
+    path.write_text('{"sessionId": "s", "chatMessages": [], "timeline": [{"type": "user",')
     result = CliRunner().invoke(cli, ["show", str(path)])
-    assert result.exit_code == 2 and f"{path}:5: not a JSON document" in result.output
+    assert result.exit_code == 2 and f"{path}:1: not a JSON document" in result.output
     assert "Traceback" not in result.output
     path.write_text('{"sessionId": "s", "chatMessages": 3, "timeline": {}}')
     with pytest.raises(ImporterError, match="no timeline or chatMessages array"):
