@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from walkback.exporters import exporter
-from walkback.exporters.tables import COLUMNS, rows
+from walkback.exporters.tables.columns import COLUMNS, rows
 from walkback.importers import load
 from walkback.journal.testing import synth_journal
 from walkback.timeline.details import ModelResult
