@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import shutil
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from click.testing import CliRunner
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from walkback.exporters import exporter
 from walkback.importers import load
 from walkback.journal.testing import synth_journal
@@ -179,3 +182,54 @@ def test_an_unreachable_collector_is_one_line_at_once() -> None:
         said.strip()
         == f"Error: cannot reach the OTLP collector at http://127.0.0.1:{port}/v1/traces: Connection refused"
     )
+
+
+class _Collector(BaseHTTPRequestHandler):
+    """An OTLP/HTTP receiver that answers 503 to its first request, then takes every batch."""
+
+    batches: list[ExportTraceServiceRequest] = []
+    refused = 0
+    headers_seen: list[str] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).headers_seen.append(self.headers.get("x-api-key", ""))
+        if not type(self).refused:
+            type(self).refused += 1
+            self.send_response(503)
+            self.end_headers()
+            return
+        type(self).batches.append(ExportTraceServiceRequest.FromString(body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+        self.wfile.write(b"")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_push_sends_protobuf_in_batches_and_retries_a_busy_collector(tmp_path: Path) -> None:
+    synth_journal(tmp_path / "journal.jsonl", 2000)
+    server = HTTPServer(("127.0.0.1", 0), _Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        code, said = export(str(tmp_path / "journal.jsonl"), "--endpoint", url, "--header", "x-api-key=k1")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 0, said
+    assert _Collector.refused == 1 and set(_Collector.headers_seen) == {"k1"}
+    spans = [
+        s for b in _Collector.batches for r in b.resource_spans for ss in r.scope_spans for s in ss.spans
+    ]
+    assert (
+        len(_Collector.batches) == 3
+        and max(len(b.resource_spans[0].scope_spans[0].spans) for b in _Collector.batches) == 512
+    )
+    exporter("otlp").export(load(tmp_path / "journal.jsonl"), tmp_path / "t.json")
+    want = spans_of(tmp_path / "t.json")
+    assert sorted(s.span_id.hex() for s in spans) == sorted(s["spanId"] for s in want)
+    assert {s.name for s in spans} == {s["name"] for s in want}
