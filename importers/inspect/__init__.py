@@ -101,8 +101,9 @@ def _log_error(b: SessionBuilder, log: Log, path: Path) -> None:
     b.add("error", type="eval.error", agent=next(iter(b.session.agents), "main"), status="error", src=src)
 
 
-def _facts(b: SessionBuilder, log: Log, path: Path, parts: list[str], outcomes: list[str], *,
-           whole: bool) -> None:
+def _facts(
+    b: SessionBuilder, log: Log, path: Path, parts: list[str], outcomes: list[str], *, whole: bool
+) -> None:
     """Session facts: the eval's header, the task, the status."""
     s = b.session
     h = log.header
@@ -122,8 +123,10 @@ def _facts(b: SessionBuilder, log: Log, path: Path, parts: list[str], outcomes: 
     if error:
         s.header["error"] = string(error.get("message"))[:2000]
     if whole and len(parts) > 1:
-        s.task = (f"{string(spec.get('task')) or 'eval'}: {len(parts)} samples, one lane each "
-                  f"(open one alone as {path.name}#{parts[0]})")
+        s.task = (
+            f"{string(spec.get('task')) or 'eval'}: {len(parts)} samples, one lane each "
+            f"(open one alone as {path.name}#{parts[0]})"
+        )
     else:
         s.task = next((a.task for a in s.agents.values() if a.task), "") or string(spec.get("task"))
     status = STATUS.get(string(h.get("status")), "unknown")

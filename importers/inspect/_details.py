@@ -90,10 +90,22 @@ def _run_start(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
     sample = mapping(e.get("sample"))
     spec = mapping(c.header.get("eval"))
     version = string(c.header.get("inspect_ai"))
-    settings = {k: v for k, v in (("sample", sample.get("id")), ("epoch", c.sample("/epoch")),
-                                  ("target", c.text(sample.get("target"))), ("task", spec.get("task"))) if v}
-    return RunStart(task=c.text(sample.get("input")), producer=f"inspect_ai {version}".strip(),
-                    model=string(spec.get("model")), settings=settings)
+    settings = {
+        k: v
+        for k, v in (
+            ("sample", sample.get("id")),
+            ("epoch", c.sample("/epoch")),
+            ("target", c.text(sample.get("target"))),
+            ("task", spec.get("task")),
+        )
+        if v
+    }
+    return RunStart(
+        task=c.text(sample.get("input")),
+        producer=f"inspect_ai {version}".strip(),
+        model=string(spec.get("model")),
+        settings=settings,
+    )
 
 
 def _message(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
@@ -101,8 +113,12 @@ def _message(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
         return Message(role="user", text=text(e.get("input")))
     messages = mapping(e.get("state")).get("messages")
     m = mapping(messages[c.sub]) if isinstance(messages, list) and 0 <= c.sub < len(messages) else {}
-    return Message(role=string(m.get("role")) or "user", text=c.text(m), thinking=reasoning_text(m),
-                   model=string(m.get("model")))
+    return Message(
+        role=string(m.get("role")) or "user",
+        text=c.text(m),
+        thinking=reasoning_text(m),
+        model=string(m.get("model")),
+    )
 
 
 def _inputs(c: _Context, e: dict[str, Any]) -> list[Any]:
@@ -134,9 +150,14 @@ def _usage(u: dict[str, Any]) -> Usage:
     out, total = integer(u.get("output_tokens")), integer(u.get("total_tokens"))
     if given is not None and read and out is not None and total == given + out and given >= read:
         given -= read
-    return Usage(input_tokens=given, output_tokens=out, cache_read_tokens=read,
-                 cache_write_tokens=integer(u.get("input_tokens_cache_write")),
-                 reasoning_tokens=integer(u.get("reasoning_tokens")), total_tokens=total)
+    return Usage(
+        input_tokens=given,
+        output_tokens=out,
+        cache_read_tokens=read,
+        cache_write_tokens=integer(u.get("input_tokens_cache_write")),
+        reasoning_tokens=integer(u.get("reasoning_tokens")),
+        total_tokens=total,
+    )
 
 
 def _model_result(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
@@ -188,14 +209,19 @@ def _tool_result(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
     error = mapping(e.get("error"))
     result = e.get("result")
     output = c.text(result) if isinstance(result, (str, list, dict)) else text(result)
-    return ToolResult(call_id=string(e.get("id")), ok=ok, output=output,
-                      error=string(error.get("message")) or (text(e.get("error")) if e.get("error") else ""))
+    return ToolResult(
+        call_id=string(e.get("id")),
+        ok=ok,
+        output=output,
+        error=string(error.get("message")) or (text(e.get("error")) if e.get("error") else ""),
+    )
 
 
 def _approval_request(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
     call = mapping(e.get("call"))
-    return ApprovalRequest(tool=string(call.get("function")), target=ev.target,
-                           reason=c.text(e.get("message")))
+    return ApprovalRequest(
+        tool=string(call.get("function")), target=ev.target, reason=c.text(e.get("message"))
+    )
 
 
 def _approval_decision(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
@@ -221,8 +247,9 @@ def _test_result(c: _Context, e: dict[str, Any], ev: Event) -> Detail:
     score = mapping(e.get("score"))
     lines = [f"{k}: {text(score[k])}" for k in ("value", "answer", "explanation") if score.get(k) is not None]
     passed = {"ok": True, "failed": False}.get(ev.status)
-    return TestResult(command=f"scorer {ev.target}" if ev.target else "score", passed=passed,
-                      output="\n".join(lines))
+    return TestResult(
+        command=f"scorer {ev.target}" if ev.target else "score", passed=passed, output="\n".join(lines)
+    )
 
 
 def _error(c: _Context, e: dict[str, Any], ev: Event) -> Detail:

@@ -27,8 +27,17 @@ from walkback.timeline.sources import JsonItems, JsonSpan, Source
 from ..base import BOM, mapping
 from ._scan import SampleScan
 
-ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError,
-              NotImplementedError, struct.error, KeyError)
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    RuntimeError,
+    NotImplementedError,
+    struct.error,
+    KeyError,
+)
 """What :mod:`zipfile` raises for a damaged archive or member (bad CRC, cut deflate stream ...)."""
 SAMPLE_MEMBER = re.compile(r"samples/([^/]+)\.json")
 _ID_EPOCH = re.compile(rb'\A\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*,\s*"epoch"\s*:\s*(\d+)')
@@ -172,8 +181,9 @@ class JsonLog:
             doc = orjson.loads(data.removeprefix(BOM)) if data is not None else _whole(self.path)
         except orjson.JSONDecodeError as e:
             if data is None:
-                raise ImporterError(f"not an Inspect log: not JSON ({e.msg})", path=self.path,
-                                    line=e.lineno) from None
+                raise ImporterError(
+                    f"not an Inspect log: not JSON ({e.msg})", path=self.path, line=e.lineno
+                ) from None
             self.note = f"the log's header is not JSON: {e.msg}"
             return
         if not isinstance(doc, dict):
@@ -190,8 +200,12 @@ class JsonLog:
             if only is not None and part != only:
                 continue
             found = True
-            yield Sample(part, _bytes_loader(data, torn, f"/samples/{k}"),
-                         self._sources(start, len(data), k), f"{self.path.name}#/samples/{k}")
+            yield Sample(
+                part,
+                _bytes_loader(data, torn, f"/samples/{k}"),
+                self._sources(start, len(data), k),
+                f"{self.path.name}#/samples/{k}",
+            )
         if only is not None and not found:
             raise KeyError(only)
 

@@ -25,11 +25,23 @@ from ._tools import changed_file, sandbox_written
 
 MAX_NESTING = 64
 """Levels of ``tool.events`` / ``subtask.events`` followed (deeper lists are left out, counted)."""
-DECISIONS = {"approve": "approved", "modify": "approved", "reject": "denied", "terminate": "denied",
-             "escalate": "escalated"}
+DECISIONS = {
+    "approve": "approved",
+    "modify": "approved",
+    "reject": "denied",
+    "terminate": "denied",
+    "escalate": "escalated",
+}
 """Inspect's approval decisions as timeline statuses (a modified call still runs)."""
-MAPPED = {"compaction": "compaction", "branch": "branch", "checkpoint": "checkpoint", "error": "error",
-          "sample_limit": "error", "input": "message", "score": "test_result"}
+MAPPED = {
+    "compaction": "compaction",
+    "branch": "branch",
+    "checkpoint": "checkpoint",
+    "error": "error",
+    "sample_limit": "error",
+    "input": "message",
+    "score": "test_result",
+}
 """Event types that are one row of a kind of their own; any other unhandled type is ``other``."""
 PASSED = frozenset({"C", True})
 FAILED = frozenset({"I", False})
@@ -48,9 +60,15 @@ class SampleReader:
         self.intern = b.pool.id
         self.clock = MinuteClock()
         self.handlers: dict[str, Handler] = {
-            "model": self.model, "tool": self.tool, "sandbox": self.sandbox, "approval": self.approval,
-            "span_begin": self.span_begin, "span_end": self.span_end, "sample_init": self.sample_init,
-            "subtask": self.subtask, "logger": self.logger,
+            "model": self.model,
+            "tool": self.tool,
+            "sandbox": self.sandbox,
+            "approval": self.approval,
+            "span_begin": self.span_begin,
+            "span_end": self.span_end,
+            "sample_init": self.sample_init,
+            "subtask": self.subtask,
+            "logger": self.logger,
         }
         self.outcomes: list[str] = []
         """Each sample's outcome, in reading order."""
@@ -64,8 +82,15 @@ class SampleReader:
             doc = s.load()
         except Unreadable as e:
             b.agent(root, run=self.run, label=_label(root))
-            b.placeholder(src=b.source(s.source("")), line=0, offset=-1, length=0, status=e.status,
-                          reason=e.reason, agent=root)
+            b.placeholder(
+                src=b.source(s.source("")),
+                line=0,
+                offset=-1,
+                length=0,
+                status=e.status,
+                reason=e.reason,
+                agent=root,
+            )
             self.outcomes.append("failed")
             return
         self.att = Attachments(doc.get("attachments"))
@@ -96,8 +121,14 @@ class SampleReader:
             b.add("error", type="sample.error", agent=root, status="error", src=b.source(s.source("/error")))
         limit = doc.get("limit")
         if isinstance(limit, dict) and not self.limited:
-            b.add("error", type="sample.limit", agent=root, status="error", target=string(limit.get("type")),
-                  src=b.source(s.source("/limit")))
+            b.add(
+                "error",
+                type="sample.limit",
+                agent=root,
+                status="error",
+                target=string(limit.get("type")),
+                src=b.source(s.source("/limit")),
+            )
         self.outcomes.append("failed" if failed else "completed")
         b.session.agents[root].outcome = self.outcomes[-1]
 
@@ -110,8 +141,14 @@ class SampleReader:
         when = self.when
         for k, e in enumerate(events):
             if e.__class__ is not dict:
-                b.placeholder(src=src, line=0, offset=k, length=0, agent=self.root,
-                              reason=f"an event that is a JSON {type(e).__name__}, not an object")
+                b.placeholder(
+                    src=src,
+                    line=0,
+                    offset=k,
+                    length=0,
+                    agent=self.root,
+                    reason=f"an event that is a JSON {type(e).__name__}, not an object",
+                )
                 continue
             typ = e.get("event")
             sid = e.get("span_id")
@@ -135,11 +172,26 @@ class SampleReader:
                 yield
 
     # -- rows --------------------------------------------------------------------------------------
-    def row(self, kind: str, typ: str, ts: float, lane: int, src: int, k: int, *, tool: str = "",
-            target: str = "", status: str = "", ref: int = -1, sub: int = -1, flags: int = 0) -> int:
+    def row(
+        self,
+        kind: str,
+        typ: str,
+        ts: float,
+        lane: int,
+        src: int,
+        k: int,
+        *,
+        tool: str = "",
+        target: str = "",
+        status: str = "",
+        ref: int = -1,
+        sub: int = -1,
+        flags: int = 0,
+    ) -> int:
         p = self.intern
-        return self.b.row(_K[kind], p(typ), -1, ts, lane, p(tool), p(target), p(status), ref, src, 0, k, 0,
-                          sub, flags)
+        return self.b.row(
+            _K[kind], p(typ), -1, ts, lane, p(tool), p(target), p(status), ref, src, 0, k, 0, sub, flags
+        )
 
     def when(self, value: Any, default: float = math.nan) -> float:
         ts = self.clock(value) if value is not None else math.nan
@@ -183,8 +235,16 @@ class SampleReader:
         pending = e.get("pending") is True and e.get("completed") is None
         call = self.row("model_call", "model", ts, lane, src, k, status="pending" if pending else "")
         if not pending:
-            self.row("model_result", "model", self.when(e.get("completed"), ts), lane, src, k,
-                     status="failed" if e.get("error") else "ok", ref=call)
+            self.row(
+                "model_result",
+                "model",
+                self.when(e.get("completed"), ts),
+                lane,
+                src,
+                k,
+                status="failed" if e.get("error") else "ok",
+                ref=call,
+            )
 
     # -- tools ---------------------------------------------------------------------------------------
     def tool(self, e: dict[str, Any], k: int, src: int, lane: int, ts: float) -> Nested | None:
@@ -192,8 +252,18 @@ class SampleReader:
         args = mapping(e.get("arguments"))
         path = changed_file(function, args)
         target = path or short(self.att.resolve_text(target_of(args)))
-        call = self.row("tool_call", "tool", ts, lane, src, k, tool=function, target=target, status="pending",
-                        flags=FILE if path else 0)
+        call = self.row(
+            "tool_call",
+            "tool",
+            ts,
+            lane,
+            src,
+            k,
+            tool=function,
+            target=target,
+            status="pending",
+            flags=FILE if path else 0,
+        )
         if path:
             self.file_calls[call] = path
         cid = e.get("id")
@@ -230,8 +300,9 @@ class SampleReader:
         else:
             status = "ok"
         self.b.set_status(call, status)
-        self.row("tool_result", "tool", self.when(e.get("completed"), ts), lane, src, k, status=status,
-                 ref=call)
+        self.row(
+            "tool_result", "tool", self.when(e.get("completed"), ts), lane, src, k, status=status, ref=call
+        )
 
     def sandbox(self, e: dict[str, Any], k: int, src: int, lane: int, ts: float) -> None:
         action = string(e.get("action"))
@@ -249,16 +320,26 @@ class SampleReader:
         result = e.get("result")
         status = "ok" if result is None or (result.__class__ is int and result == 0) else "failed"
         self.b.set_status(call, status)
-        self.row("tool_result", "sandbox", self.when(e.get("completed"), ts), lane, src, k, status=status,
-                 ref=call)
+        self.row(
+            "tool_result", "sandbox", self.when(e.get("completed"), ts), lane, src, k, status=status, ref=call
+        )
 
     def approval(self, e: dict[str, Any], k: int, src: int, lane: int, ts: float) -> None:
         call = mapping(e.get("call"))
         decision = e.get("decision")
         status = DECISIONS.get(decision, "") if isinstance(decision, str) else ""
         target = short(self.att.resolve_text(target_of(mapping(call.get("arguments")))))
-        req = self.row("approval_request", "approval", ts, lane, src, k, tool=string(call.get("function")),
-                       target=target, status=status or "pending")
+        req = self.row(
+            "approval_request",
+            "approval",
+            ts,
+            lane,
+            src,
+            k,
+            tool=string(call.get("function")),
+            target=target,
+            status=status or "pending",
+        )
         if status:
             self.row("approval_decision", "approval", ts, lane, src, k, status=status, ref=req)
         cid = call.get("id")
@@ -290,8 +371,13 @@ class SampleReader:
         if kind == "agent":
             child = self.child(name)
             spawn = self.row("agent_spawn", "span_begin", ts, up, src, k, target=child, status="running")
-            self.b.agent(child, parent=self.b.pool.values[up], spawned_by=self.handoffs.pop(sid, spawn),
-                         run=self.run, label=name)
+            self.b.agent(
+                child,
+                parent=self.b.pool.values[up],
+                spawned_by=self.handoffs.pop(sid, spawn),
+                run=self.run,
+                label=name,
+            )
             self.spans[sid] = self.intern(child)
             self.agent_spans[sid] = (spawn, up, child)
             return
@@ -318,18 +404,36 @@ class SampleReader:
         """An older log's subtask: a subagent whose events are nested in the record."""
         child = self.child(string(e.get("name")))
         spawn = self.row("agent_spawn", "subtask", ts, lane, src, k, target=child, status="running")
-        self.b.agent(child, parent=self.b.pool.values[lane], spawned_by=spawn, run=self.run,
-                     label=string(e.get("name")))
+        self.b.agent(
+            child,
+            parent=self.b.pool.values[lane],
+            spawned_by=spawn,
+            run=self.run,
+            label=string(e.get("name")),
+        )
         nested = e.get("events")
-        return ((nested if isinstance(nested, list) else []), self.intern(child),
-                lambda: self.subtask_done(e, k, src, lane, ts, spawn, child))
+        return (
+            (nested if isinstance(nested, list) else []),
+            self.intern(child),
+            lambda: self.subtask_done(e, k, src, lane, ts, spawn, child),
+        )
 
-    def subtask_done(self, e: dict[str, Any], k: int, src: int, lane: int, ts: float, spawn: int,
-                     child: str) -> None:
+    def subtask_done(
+        self, e: dict[str, Any], k: int, src: int, lane: int, ts: float, spawn: int, child: str
+    ) -> None:
         if e.get("completed") is None:
             return
-        self.row("agent_end", "subtask", self.when(e.get("completed"), ts), lane, src, k, target=child,
-                 status="completed", ref=spawn)
+        self.row(
+            "agent_end",
+            "subtask",
+            self.when(e.get("completed"), ts),
+            lane,
+            src,
+            k,
+            target=child,
+            status="completed",
+            ref=spawn,
+        )
         self.b.set_status(spawn, "completed")
         self.b.session.agents[child].outcome = "completed"
 

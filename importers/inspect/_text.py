@@ -24,7 +24,7 @@ class Attachments:
     def resolve_text(self, value: str) -> str:
         """The text an ``attachment://`` reference stands for (other strings as they are)."""
         if value.startswith(ATTACHMENT):
-            found = self.table.get(value[len(ATTACHMENT):])
+            found = self.table.get(value[len(ATTACHMENT) :])
             if isinstance(found, str):
                 return found
         return value

@@ -12,8 +12,9 @@ from walkback.timeline.details import FileEdit, text_hash
 
 from ..base import string
 
-EDITORS = frozenset({"text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file",
-                     "editor"})
+EDITORS = frozenset(
+    {"text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "editor"}
+)
 """Tools taking a ``command`` (``create``, ``str_replace``, ``insert`` ...) and a ``path``."""
 WRITERS = frozenset({"write_file", "create_file", "write", "save_file"})
 """Tools that write a whole file: a path and its new text."""
@@ -45,8 +46,11 @@ def file_edit(function: str, arguments: dict[str, Any]) -> FileEdit | None:
             return FileEdit(path=path, operation=op, post_text=text, post=text_hash(text))
         return FileEdit(path=path, operation="create" if command == "create" else "update")
     if command == "str_replace":
-        return FileEdit(path=path, old_string=string(arguments.get("old_str")),
-                        new_string=string(arguments.get("new_str")))
+        return FileEdit(
+            path=path,
+            old_string=string(arguments.get("old_str")),
+            new_string=string(arguments.get("new_str")),
+        )
     if command in ("insert", "append"):
         return FileEdit(path=path, new_string=string(arguments.get("new_str", arguments.get("text"))))
     return FileEdit(path=path)

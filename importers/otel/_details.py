@@ -34,8 +34,13 @@ from ..base import TEXT_LIMIT, embedded_json, integer, mapping, string, text
 from ._attrs import attributes, usage, value
 
 SUMMARY = 500
-ROLES = {"gen_ai.user.message": "user", "gen_ai.system.message": "system",
-         "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool", "gen_ai.choice": "assistant"}
+ROLES = {
+    "gen_ai.user.message": "user",
+    "gen_ai.system.message": "system",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+    "gen_ai.choice": "assistant",
+}
 
 
 def details(session: Session, i: int) -> Detail:
@@ -85,10 +90,16 @@ def _status_message(rec: dict[str, Any]) -> str:
 
 
 def _run_start(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
-    settings = {k: a[k] for k in ("gen_ai.conversation.id", "gen_ai.provider.name", "gen_ai.system",
-                                  "gen_ai.agent.id") if isinstance(a.get(k), (str, int))}
-    return RunStart(task=string(a.get("gen_ai.agent.description")) or string(a.get("gen_ai.agent.name")),
-                    model=string(a.get("gen_ai.request.model")), settings=settings)
+    settings = {
+        k: a[k]
+        for k in ("gen_ai.conversation.id", "gen_ai.provider.name", "gen_ai.system", "gen_ai.agent.id")
+        if isinstance(a.get(k), (str, int))
+    }
+    return RunStart(
+        task=string(a.get("gen_ai.agent.description")) or string(a.get("gen_ai.agent.name")),
+        model=string(a.get("gen_ai.request.model")),
+        settings=settings,
+    )
 
 
 def _run_end(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
@@ -96,13 +107,19 @@ def _run_end(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
 
 
 def _agent_spawn(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
-    return AgentSpawn(child=ev.target, task=string(a.get("gen_ai.agent.description")),
-                      agent_type=string(a.get("gen_ai.agent.name")))
+    return AgentSpawn(
+        child=ev.target,
+        task=string(a.get("gen_ai.agent.description")),
+        agent_type=string(a.get("gen_ai.agent.name")),
+    )
 
 
 def _agent_end(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
-    return AgentEnd(child=ev.target, outcome=ev.status,
-                    summary=messages_text(a.get("gen_ai.output.messages")) or _status_message(rec))
+    return AgentEnd(
+        child=ev.target,
+        outcome=ev.status,
+        summary=messages_text(a.get("gen_ai.output.messages")) or _status_message(rec),
+    )
 
 
 def _tool_call(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
@@ -113,12 +130,21 @@ def _tool_call(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
     edit = None
     if ev.flags & FILE:
         pre, post = (a.get(f"walkback.file.{side}_sha256") for side in ("pre", "post"))
-        edit = FileEdit(path=string(a.get("walkback.file.path")) or ev.target,
-                        operation=string(a.get("walkback.file.operation")) or "update",
-                        pre=_hash(pre), post=_hash(post))
-    return ToolCall(name=ev.tool, call_id=string(a.get("gen_ai.tool.call.id")), arguments=given,
-                    target=ev.target, command=command if isinstance(command, str) else None,
-                    url=url if isinstance(url, str) else None, edit=edit)
+        edit = FileEdit(
+            path=string(a.get("walkback.file.path")) or ev.target,
+            operation=string(a.get("walkback.file.operation")) or "update",
+            pre=_hash(pre),
+            post=_hash(post),
+        )
+    return ToolCall(
+        name=ev.tool,
+        call_id=string(a.get("gen_ai.tool.call.id")),
+        arguments=given,
+        target=ev.target,
+        command=command if isinstance(command, str) else None,
+        url=url if isinstance(url, str) else None,
+        edit=edit,
+    )
 
 
 def _hash(v: Any) -> str | None:
@@ -136,8 +162,10 @@ def _tool_result(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
 
 def _model_call(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
     prompt = a.get("gen_ai.input.messages", a.get("gen_ai.prompt.0.content"))
-    return ModelCall(model=string(a.get("gen_ai.request.model")) or string(a.get("llm.model_name")),
-                     summary=messages_text(_last_message(prompt), SUMMARY))
+    return ModelCall(
+        model=string(a.get("gen_ai.request.model")) or string(a.get("llm.model_name")),
+        summary=messages_text(_last_message(prompt), SUMMARY),
+    )
 
 
 def _model_result(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
@@ -158,8 +186,10 @@ def _model_result(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
 def _log(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
     body = value(rec.get("body"))
     if ev.kind == "message":
-        return Message(role=string(mapping(body).get("role")) or ROLES.get(ev.type, "assistant"),
-                       text=messages_text(body))
+        return Message(
+            role=string(mapping(body).get("role")) or ROLES.get(ev.type, "assistant"),
+            text=messages_text(body),
+        )
     if ev.kind == "error":
         return Error(message=text(body), error_type=string(rec.get("severityText")))
     return Other(type=ev.type, summary=text(body)[:SUMMARY])
@@ -167,6 +197,7 @@ def _log(ev: Event, rec: dict[str, Any], a: dict[str, Any]) -> Detail:
 
 def _span_event(ev: Event, name: str, a: dict[str, Any]) -> Detail:
     """A span event: a GenAI message, an exception, or one of walkback's own (its attributes)."""
+
     def w(key: str) -> str:
         return string(a.get(f"walkback.{key}"))
 
@@ -177,24 +208,42 @@ def _span_event(ev: Event, name: str, a: dict[str, Any]) -> Detail:
     if k == "error":
         return Error(message=string(a.get("exception.message")), error_type=string(a.get("exception.type")))
     if k == "approval_request":
-        return ApprovalRequest(tool=w("approval.tool"), target=w("approval.target"),
-                               reason=w("approval.reason"), policy=w("approval.policy"))
+        return ApprovalRequest(
+            tool=w("approval.tool"),
+            target=w("approval.target"),
+            reason=w("approval.reason"),
+            policy=w("approval.policy"),
+        )
     if k == "approval_decision":
-        return ApprovalDecision(decision=w("approval.decision") or ev.status or "unknown",
-                                approver=w("approval.approver"), reason=w("approval.reason"),
-                                inferred=a.get("walkback.approval.inferred") is True)
+        return ApprovalDecision(
+            decision=w("approval.decision") or ev.status or "unknown",
+            approver=w("approval.approver"),
+            reason=w("approval.reason"),
+            inferred=a.get("walkback.approval.inferred") is True,
+        )
     if k == "checkpoint":
-        return Checkpoint(git=w("checkpoint.git"), covers=integer(a.get("walkback.checkpoint.covers_lsn")),
-                          label=w("checkpoint.label"))
+        return Checkpoint(
+            git=w("checkpoint.git"),
+            covers=integer(a.get("walkback.checkpoint.covers_lsn")),
+            label=w("checkpoint.label"),
+        )
     if k == "recovery":
-        return Recovery(finding=w("recovery.finding"), action=w("recovery.action"),
-                        target=w("recovery.target"), tool=w("recovery.tool"), detail=w("recovery.detail"))
+        return Recovery(
+            finding=w("recovery.finding"),
+            action=w("recovery.action"),
+            target=w("recovery.target"),
+            tool=w("recovery.tool"),
+            detail=w("recovery.detail"),
+        )
     if k == "integrity":
         return Integrity(what=w("integrity.what"), reason=w("integrity.reason"), detail=w("integrity.detail"))
     if k == "test_result":
         passed = a.get("walkback.test.passed")
-        return TestResult(command=w("test.command"), passed=passed if isinstance(passed, bool) else None,
-                          exit_code=integer(a.get("walkback.test.exit_code")))
+        return TestResult(
+            command=w("test.command"),
+            passed=passed if isinstance(passed, bool) else None,
+            exit_code=integer(a.get("walkback.test.exit_code")),
+        )
     return Other(type=name, summary=", ".join(f"{key}={text(v)[:80]}" for key, v in list(a.items())[:6]))
 
 

@@ -98,9 +98,14 @@ def _file(path: Path, b: SessionBuilder) -> Iterator[Batch]:
         try:
             doc = orjson.loads(raw)
         except orjson.JSONDecodeError as e:
-            b.placeholder(src=b.source(JsonSpan(path, offset, len(raw), line=line_no)), line=line_no,
-                          offset=offset, length=len(raw), reason=f"not JSON: {e}",
-                          text=raw[:200].decode("utf-8", "replace"))
+            b.placeholder(
+                src=b.source(JsonSpan(path, offset, len(raw), line=line_no)),
+                line=line_no,
+                offset=offset,
+                length=len(raw),
+                reason=f"not JSON: {e}",
+                text=raw[:200].decode("utf-8", "replace"),
+            )
             continue
         yield from _document(doc, _line_source(path, offset, len(raw), line_no), path, b, line=line_no)
 
@@ -132,5 +137,10 @@ def _document(
                     if not isinstance(records, list) or not records:
                         continue
                     scope = mapping(group.get("scope") or group.get("instrumentationLibrary"))
-                    yield Batch(records, items == "logRecords", resource, str(scope.get("name") or ""),
-                                source(f"/{top}/{i}/{key}/{j}/{items}"))
+                    yield Batch(
+                        records,
+                        items == "logRecords",
+                        resource,
+                        str(scope.get("name") or ""),
+                        source(f"/{top}/{i}/{key}/{j}/{items}"),
+                    )

@@ -57,8 +57,13 @@ def collect(path: Path, b: SessionBuilder) -> Collected:
             if isinstance(rec, dict):
                 c.items.append(read(rec, src, k))
             else:
-                b.placeholder(src=src, line=c.lines.get(src, 0), offset=k, length=0,
-                              reason=f"a JSON {type(rec).__name__}, not a span or log record")
+                b.placeholder(
+                    src=src,
+                    line=c.lines.get(src, 0),
+                    offset=k,
+                    length=0,
+                    reason=f"a JSON {type(rec).__name__}, not a span or log record",
+                )
     return c
 
 
@@ -158,12 +163,40 @@ class Emitter:
             if b.due():
                 yield
 
-    def row(self, kind: str, typ: str, ts: float, lane: str, s: Span, *, tool: str = "", target: str = "",
-            status: str = "", ref: int = -1, sub: int = -1, flags: int = 0) -> int:
+    def row(
+        self,
+        kind: str,
+        typ: str,
+        ts: float,
+        lane: str,
+        s: Span,
+        *,
+        tool: str = "",
+        target: str = "",
+        status: str = "",
+        ref: int = -1,
+        sub: int = -1,
+        flags: int = 0,
+    ) -> int:
         p = self.b.intern
         lsn = s.lsn if s.lsn is not None else -1
-        return self.b.row(_K[kind], p(typ), lsn, ts, p(lane), p(tool), p(target), p(status), ref, s.src,
-                          self.c.lines.get(s.src, 0), s.k, 0, sub, flags)
+        return self.b.row(
+            _K[kind],
+            p(typ),
+            lsn,
+            ts,
+            p(lane),
+            p(tool),
+            p(target),
+            p(status),
+            ref,
+            s.src,
+            self.c.lines.get(s.src, 0),
+            s.k,
+            0,
+            sub,
+            flags,
+        )
 
     def start(self, s: Span, n: int, ts: float) -> int:
         if s.what == AGENT:
@@ -177,14 +210,24 @@ class Emitter:
             return row
         lane = self.lane_of(s)
         if s.what == TOOL:
-            return self.row("tool_call", s.op, ts, lane, s, tool=s.tool, target=s.target, status="pending",
-                            flags=FILE if s.file else 0)
+            return self.row(
+                "tool_call",
+                s.op,
+                ts,
+                lane,
+                s,
+                tool=s.tool,
+                target=s.target,
+                status="pending",
+                flags=FILE if s.file else 0,
+            )
         if s.what == MODEL:
             return self.row("model_call", s.op, ts, lane, s)
         if s.what == "log":
             kind = log_kind(s)
-            return self.row(kind, s.name or "log", ts, lane, s, target=s.target,
-                            status="error" if kind == "error" else "")
+            return self.row(
+                kind, s.name or "log", ts, lane, s, target=s.target, status="error" if kind == "error" else ""
+            )
         return self.row("other", s.op, ts, lane, s, target=s.name)
 
     def end(self, s: Span, n: int, ts: float) -> None:
@@ -248,14 +291,20 @@ def read_traces(path: Path, b: SessionBuilder, part: str | None) -> Iterator[Non
 def _facts(b: SessionBuilder, c: Collected, found: list[str], items: list[Span]) -> None:
     s = b.session
     r = c.resource
-    s.header = {"traces": found, "services": sorted({v for v in c.services.values() if v}),
-                "resource": {k: v for k, v in r.items() if isinstance(v, (str, int, float, bool))}}
+    s.header = {
+        "traces": found,
+        "services": sorted({v for v in c.services.values() if v}),
+        "resource": {k: v for k, v in r.items() if isinstance(v, (str, int, float, bool))},
+    }
     roots = [it for it in items if it.what == AGENT and it.lane is None]
     task = r.get("walkback.session.task")
     ids = {(it.trace, it.id) for it in items if it.id}
     tops = [it for it in items if it.what != "log" and (it.trace, it.parent) not in ids]
-    s.task = task if isinstance(task, str) else next((it.task or it.agent_name for it in roots), "") or \
-        next((it.name for it in tops), "")
+    s.task = (
+        task
+        if isinstance(task, str)
+        else next((it.task or it.agent_name for it in roots), "") or next((it.name for it in tops), "")
+    )
     status = r.get("walkback.session.status")
     if isinstance(status, str) and status:
         s.status = status

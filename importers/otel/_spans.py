@@ -16,16 +16,41 @@ from ..tool_args import target_of
 from ._attrs import attributes, nanos, span_id
 
 AGENT, TOOL, MODEL, OTHER = "agent", "tool", "model", "other"
-OPERATIONS = {"invoke_agent": AGENT, "execute_tool": TOOL, "chat": MODEL, "text_completion": MODEL,
-              "generate_content": MODEL, "embeddings": MODEL}
+OPERATIONS = {
+    "invoke_agent": AGENT,
+    "execute_tool": TOOL,
+    "chat": MODEL,
+    "text_completion": MODEL,
+    "generate_content": MODEL,
+    "embeddings": MODEL,
+}
 """``gen_ai.operation.name`` (or the span name's first word) -> what the span becomes."""
 OPENINFERENCE = {"AGENT": AGENT, "TOOL": TOOL, "LLM": MODEL, "EMBEDDING": MODEL}
 """``openinference.span.kind`` (Arize Phoenix's convention) for spans without a GenAI operation."""
-MESSAGE_EVENTS = frozenset({"gen_ai.user.message", "gen_ai.system.message", "gen_ai.assistant.message",
-                            "gen_ai.tool.message", "gen_ai.choice"})
+MESSAGE_EVENTS = frozenset(
+    {
+        "gen_ai.user.message",
+        "gen_ai.system.message",
+        "gen_ai.assistant.message",
+        "gen_ai.tool.message",
+        "gen_ai.choice",
+    }
+)
 """Span events and log records of the GenAI conventions up to 1.36 that carry a message."""
-EVENT_KINDS = frozenset({"approval_request", "approval_decision", "checkpoint", "recovery", "integrity",
-                         "test_result", "error", "compaction", "branch", "plan"})
+EVENT_KINDS = frozenset(
+    {
+        "approval_request",
+        "approval_decision",
+        "checkpoint",
+        "recovery",
+        "integrity",
+        "test_result",
+        "error",
+        "compaction",
+        "branch",
+        "plan",
+    }
+)
 """``walkback.<kind>`` span events (walkback's own OTLP export) that come back as that kind."""
 ERROR_SEVERITY = 17
 """OTLP severity numbers from here up are ERROR and FATAL."""
@@ -134,8 +159,12 @@ def operation(a: dict[str, Any], name: str) -> str:
 
 
 def tool_name(a: dict[str, Any], name: str) -> str:
-    return string(a.get("gen_ai.tool.name")) or string(a.get("tool.name")) or \
-        name.removeprefix("execute_tool").strip() or "tool"
+    return (
+        string(a.get("gen_ai.tool.name"))
+        or string(a.get("tool.name"))
+        or name.removeprefix("execute_tool").strip()
+        or "tool"
+    )
 
 
 def tool_target(a: dict[str, Any]) -> str:
