@@ -25,8 +25,7 @@ from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.session import Event, Session
 
 from ..base import mapping, string, text
-from ._common import editor_args, exit_code
-from ._details import editor_edit, observed_edit, token_usage
+from ._common import editor_args, editor_edit, exit_code, observed_edit, token_usage
 
 SHELL = {"run": "command", "run_ipython": "code"}
 """Actions whose command the detail names, and the argument holding it."""
