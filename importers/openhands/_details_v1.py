@@ -86,7 +86,7 @@ def _tool_call(session: Session, i: int, ev: Event, rec: dict[str, Any]) -> Deta
     terminal = "Terminal" in string(action.get("kind")) or "Bash" in string(action.get("kind"))
     edit = None
     if session.table.flags[i] & FILE:
-        edit = editor_edit(string(action.get("path")) or ev.target, action)
+        edit = editor_edit(ev.target, action)
     return ToolCall(
         name=ev.tool,
         call_id=string(rec.get("tool_call_id")),

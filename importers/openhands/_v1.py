@@ -23,14 +23,14 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.sources import JsonItems
 
-from ..base import BOM, integer, mapping, string
+from ..base import BOM, integer, mapping, relative, string
 from ._common import ROOT_AGENT, WRITES, ResponseSeen
 
 BASE_STATE = "base_state.json"
 EVENTS = "events"
 EVENT_FILE = re.compile(r"event-(\d+)-[0-9A-Za-z-]+\.json")
 RISK = {"LOW": 1, "MEDIUM": 2, "HIGH": 3}
-TARGET_KEYS = ("command", "path", "url", "query", "pattern", "code", "task")
+TARGET_KEYS = ("path", "command", "url", "query", "pattern", "code", "task")
 TARGET_CHARS = 240
 FILE_TOOLS = frozenset({"file_editor", "str_replace_editor"})
 CONTROL = frozenset({"PauseEvent", "ConversationStateUpdateEvent", "CondensationRequest"})
@@ -74,11 +74,13 @@ def needs_confirmation(policy: dict[str, Any], risk: str) -> bool:
     return RISK[risk] >= RISK.get(string(policy.get("threshold")), RISK["HIGH"])
 
 
-def action_target(action: dict[str, Any]) -> str:
+def action_target(action: dict[str, Any], workspace: str) -> str:
+    """What an action acts on: its command, file (relative to the workspace), URL, query ..."""
     for key in TARGET_KEYS:
         value = action.get(key)
         if isinstance(value, str) and value.strip():
-            return value.strip().split("\n", 1)[0][:TARGET_CHARS]
+            first = value.strip().split("\n", 1)[0][:TARGET_CHARS]
+            return relative(first, workspace) if key == "path" else first
     return ""
 
 
@@ -220,7 +222,7 @@ class V1Reader:
             self.add("message", kind, ts, sub=0)
         action = mapping(ev.get("action"))
         tool = string(ev.get("tool_name")) or string(action.get("kind")) or "?"
-        target = action_target(action)
+        target = action_target(action, self.workspace)
         flags = FILE if changes_file(tool, action) else 0
         call = self.add("tool_call", kind, ts, tool=tool, target=target, status="pending", flags=flags, sub=1)
         aid = string(ev.get("id"))

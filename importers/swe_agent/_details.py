@@ -115,8 +115,10 @@ def _tool_call(session: Session, i: int, ev: Event, raw: Any) -> Detail:
     if ev.type == "step":
         action = string(m.get("action"))
         state = mapping(embedded_json(m.get("state")))
+        done = session.completion_of(i)  # 1.x: the history's observation names the call
+        cid = _first_id(mapping(session.raw(done)).get("tool_call_ids")) if done is not None else ""
         return ToolCall(
-            name=ev.tool, arguments={"action": action, **({"state": state} if state else {})},
+            name=ev.tool, call_id=cid, arguments={"action": action, **({"state": state} if state else {})},
             target=ev.target, command=action,
         )  # fmt: skip
     calls = calls_of(m)

@@ -450,7 +450,7 @@ def test_v1_file_editor_changes_are_file_changes(tmp_path: Path) -> None:
     )
     (fc,) = (file_change(s, int(i)) for i in file_calls(s))
     assert fc is not None and (fc.path, fc.pre, fc.post, fc.edit.operation) == (
-        "/w/n.txt",
+        "n.txt",
         "absent",
         text_hash("hi\n"),
         "create",

@@ -58,6 +58,7 @@ def test_the_1x_trajectory_merges_history_and_steps() -> None:
     assert s.task.startswith("We're currently solving the following issue")
     call, result = s.detail(4), s.detail(5)
     assert isinstance(call, ToolCall) and call.name == "create" and call.command == "create reproduce.py"
+    assert call.call_id == "call_cyI71DYnRdoLHWwtZgIaW2wr"
     assert s.where(4).endswith("#/trajectory/0") and s.where(5).endswith("#/history/3")
     assert isinstance(result, ToolResult) and result.call_id == "call_cyI71DYnRdoLHWwtZgIaW2wr"
     (fc,) = (file_change(s, int(i)) for i in file_calls(s))
