@@ -43,8 +43,8 @@ Value = str | int | float | bool | list[str]
 
 INTERNAL, CLIENT = 1, 3
 """OTLP span kinds used: agents and tools run in-process, a model call goes to a provider."""
-UNSET, OK, ERROR = 0, 1, 2
-"""OTLP status codes."""
+UNSET, ERROR = 0, 2
+"""OTLP status codes used (OK is left to backends: the conventions leave a success UNSET)."""
 EVENT_KINDS = (
     "approval_request",
     "approval_decision",
