@@ -23,6 +23,7 @@ import threading
 import zipfile
 import zlib
 from array import array
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -235,20 +236,23 @@ def resolve(doc: Any, pointer: str) -> Any:
 
 
 _cache_lock = threading.Lock()
-_cache: tuple[tuple[Any, ...], Any] | None = None
-"""The last document parsed for a raw read: re-reading one item must not re-parse every time."""
+_cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+"""The last documents parsed for raw reads, newest last: re-reading one item must not re-parse its
+document every time, and a session reading two documents in turn (Cline's UI messages and API
+history) must not evict one with the other."""
+DOCUMENTS_KEPT = 4
 
 
 def _document(path: Path, member: str | None, span: tuple[int, int] | None = None) -> Any:
-    global _cache
     try:
         st = path.stat()
     except OSError as e:
         raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
     key = (str(path), member, span, st.st_size, st.st_mtime_ns)
     with _cache_lock:
-        if _cache is not None and _cache[0] == key:
-            return _cache[1]
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
     try:
         if span is not None:
             with open(path, "rb") as f:
@@ -264,5 +268,7 @@ def _document(path: Path, member: str | None, span: tuple[int, int] | None = Non
             orjson.JSONDecodeError) as e:
         raise ImporterError(f"cannot read the document again: {e}", path=path) from None
     with _cache_lock:
-        _cache = (key, doc)
+        _cache[key] = doc
+        while len(_cache) > DOCUMENTS_KEPT:
+            _cache.popitem(last=False)
     return doc

@@ -54,6 +54,8 @@ def _line(ev: Event, x: d.Detail) -> str:  # noqa: C901 - one branch per kind, f
     if isinstance(x, d.AgentEnd):
         return " · ".join(p for p in (x.child, x.outcome, x.summary) if p)
     if isinstance(x, d.Recovery):
+        if x.brief and not x.finding:
+            return "resume brief: " + x.brief
         return " · ".join(p for p in (x.finding, x.action, x.target) if p)
     if isinstance(x, d.Checkpoint):
         return " · ".join(p for p in (x.git[:12], x.label) if p)

@@ -72,6 +72,8 @@ def notable(
         session.recovered = True
         if typ == "recovery":
             _finding(session, d)
+        elif typ == "recovery.brief" and isinstance(d.get("brief"), str):
+            session.brief = d["brief"]  # the brief the resumed agent was given (the last one)
     return ""
 
 
@@ -87,8 +89,6 @@ def _finding(session: Session, d: dict[str, Any]) -> None:
             detail=str(d.get("detail") or ""),
         )
     )
-    if isinstance(d.get("brief"), str):
-        session.brief = d["brief"]
 
 
 def child_journal(parent_journal: Path, child_dir: str) -> Path | None:

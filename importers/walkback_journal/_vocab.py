@@ -26,6 +26,7 @@ TYPE_KIND = {
     "checkpoint": "checkpoint",
     "test.result": "test_result",
     "recovery": "recovery",
+    "recovery.brief": "recovery",
     "journal.recovered": "integrity",
     "journal.continued": "integrity",
     "compaction": "compaction",
@@ -44,7 +45,9 @@ FIXED_STATUS = {
 }
 """Statuses that follow from the record type alone (an intent is pending until completed)."""
 DERIVED_STATUS = frozenset({"commit", "approval.decision", "agent.end", "recovery", "test.result", "run.end"})
-NOTABLE = frozenset({"agent.spawn", "agent.end", "run.end", "cancel", "recovery", "journal.recovered"})
+NOTABLE = frozenset(
+    {"agent.spawn", "agent.end", "run.end", "cancel", "recovery", "recovery.brief", "journal.recovered"}
+)
 """Types that say something about the session beyond their own event."""
 COMPLETING_TYPES = frozenset({"commit", "fail", "approval.decision", "agent.end", "recovery"})
 

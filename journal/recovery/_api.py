@@ -94,6 +94,9 @@ class _Recovery:
     def __init__(self, apply: bool, ops: FileOps) -> None:
         self.apply = apply
         self.ops = ops
+        self.acted = False
+        """True once this recovery journaled a decision (in any journal of the run): only then is
+        there a new brief to record; applying again to a settled run changes nothing."""
 
     def run(
         self, jpath: Path, workspace: Path | None, rebase: tuple[Path, Path] | None, *, top: bool
@@ -108,13 +111,26 @@ class _Recovery:
                 )
             plan.live = True
             plan.notes.append(f"{jpath}: the run is live (pid {holder} holds its lock); not recovered.")
+            plan.brief = make_brief(plan)
         else:
             with self._locked(run_dir):
                 win = self._read(plan, jpath, workspace, rebase)
                 self._decide_and_act(plan, win)
                 self._children(plan, win)
-        plan.brief = make_brief(plan)
+                if top and self.acted:
+                    plan.next_lsn += 1  # the brief's own record comes first; the agent continues after it
+                    plan.brief = make_brief(plan)
+                    plan.next_lsn = self._record_brief(jpath, plan.brief)
+                else:
+                    plan.brief = make_brief(plan)
         return plan
+
+    def _record_brief(self, jpath: Path, brief: str) -> int:
+        """Journal the resume brief the agent continues from (``recovery.brief``), so a viewer or a
+        report shows the brief that was used, not one computed again later; returns the next lsn."""
+        with self._writer(read_window(jpath)) as writer:
+            writer.append("recovery.brief", brief=brief)  # durable when the writer closes
+            return writer.next_lsn
 
     @contextmanager
     def _locked(self, run_dir: Path) -> Iterator[None]:
@@ -178,10 +194,12 @@ class _Recovery:
         plan.findings = [s.finding for s in steps]
         if self.apply and steps:
             with self._writer(win) as writer:
+                start = writer.next_lsn
                 actor = Actor(Appender(writer, win.dialect), ws, win.decisions, ops=self.ops)
                 for s in steps:
                     actor.run(s)
                 plan.next_lsn = writer.next_lsn
+                self.acted = self.acted or writer.next_lsn != start
         elif self.apply:
             plan.next_lsn = win.next_lsn
 

@@ -117,4 +117,5 @@ def test_every_durable_write_goes_through_the_given_file_ops(run: Run) -> None:
         ("replace", "a.txt"),
         ("fsync_dir", "src"),
         ("fdatasync", ""),  # the commit, on close
+        ("fdatasync", ""),  # the resume brief (recovery.brief), on close
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from recovery_helpers import Run
+from walkback.journal import read_records
 from walkback.journal.recovery import analyze, recover
 
 
@@ -30,7 +31,10 @@ def test_brief_of_a_torn_intent_before_and_after_apply(run: Run) -> None:
         "image): restored from the blob store, redone from the blob store; post hash verified; "
         f"committed (lsn {torn + 2})."
     )
-    assert after[3] == f"Next: continue at lsn {torn + 3}."
+    # lsn torn+3 is the brief itself (recovery.brief, journaled so viewers show the brief used)
+    assert after[3] == f"Next: continue at lsn {torn + 4}."
+    recorded = [r for r in read_records(run.journal)[0] if r.data["type"] == "recovery.brief"]
+    assert [(r.lsn, r.data["brief"].splitlines()) for r in recorded] == [(torn + 3, after)]
 
 
 def test_brief_names_what_is_left_for_a_human(run: Run) -> None:
@@ -38,7 +42,8 @@ def test_brief_names_what_is_left_for_a_human(run: Run) -> None:
     run.w.close()
     brief = recover(run.dir, apply=True).brief
     assert f"lsn {c} (step 2) run_command make is in doubt: left for a human." in brief
-    assert brief.endswith(f"Next: ask a human whether lsn {c} took effect, then continue at lsn {c + 2}.")
+    # c+1 is the decision, c+2 the journaled brief itself
+    assert brief.endswith(f"Next: ask a human whether lsn {c} took effect, then continue at lsn {c + 3}.")
 
 
 def test_brief_escapes_control_characters_from_the_journal(run: Run) -> None:

@@ -46,7 +46,8 @@ def test_apply_json_reports_the_journal_after_recovery(run: Run) -> None:
     lsn = crashed(run)
     res = CliRunner().invoke(cli, ["recover", str(run.dir / "journal.jsonl"), "--apply", "--json"])
     doc = orjson.loads(res.output)
-    assert doc["committed_through"] == lsn - 1 and doc["next_lsn"] == lsn + 3
+    # decision, commit, then the journaled resume brief: the agent continues after the three
+    assert doc["committed_through"] == lsn - 1 and doc["next_lsn"] == lsn + 4
     assert "committed (lsn" in doc["brief"]
     assert (run.ws / "src/users.py").read_bytes() == NEW
 

@@ -78,6 +78,7 @@ def test_lsn_dialect_redo_is_computed_from_the_current_content(tmp_path: Path) -
         (3, "commit", None),  # the seed's shape: the commit carries the lsn of the intent it closes
         (6, "recovery", 4),
         (4, "commit", None),
+        (7, "recovery.brief", None),  # the resume brief, journaled; it takes a new lsn
     ]
     assert all("v" not in r and "h" not in r and "prev" not in r for r in new)  # still the seed shape
     assert new[3]["recovered"] is True and new[3]["post"] == h(B_NEW)
@@ -185,7 +186,8 @@ def test_seq_dialect_is_appended_to_in_its_own_shape(tmp_path: Path, service: De
     assert [(r["seq"], r["status"], r["recovered"]) for r in results] == [(2, "ok", True), (3, "ok", True)]
     res = scan(j)
     assert res.dialect == "seq" and res.intact
-    assert plan.next_lsn == 8
+    assert new[-1]["type"] == "recovery.brief" and new[-1]["seq"] == 8  # the brief takes the next seq
+    assert plan.next_lsn == 9
     again = recover(j, workspace=ws, apply=True)
     assert [(f.lsn, f.finding) for f in again.findings] == [(4, "in_doubt")]
     assert len(read_lines(j)) == 5 + len(new)  # nothing appended the second time
