@@ -7,6 +7,9 @@ are parsed and hash-checked against the last verified one.
 (1) the cost of picking up 100 new records at the end of a 1,000,000-record journal vs at the end
     of a 1,000-record one, each resumed from the state its own full scan left.
                                                       ratio = 1M / 1k time, goal <= 1.5.
+(2) the same for the viewer's session (``importers.extend``: a copy of the timeline with the new
+    events; copying the columns is linear in the events, but a memory copy, not a parse), and a
+    full re-read of the 1M session instead.
 Printed beside it: each against raw ``orjson.loads`` of the same 100 lines (the baseline), and what
 a full re-read of the 1M journal costs instead.
 
@@ -27,14 +30,18 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_of, load_note, report, scratch_dir, timed  # noqa: E402
+from walkback.importers import extend, load  # noqa: E402
 from walkback.journal import JournalWriter, Scanner, ScanState, scan  # noqa: E402
 from walkback.journal.testing import synth_journal  # noqa: E402
+from walkback.timeline.session import Session  # noqa: E402
 
 
-def grown(path: Path, records: int, new: int) -> tuple[ScanState, list[bytes]]:
-    """A journal of ``records`` records, the state of its full scan, then ``new`` records appended
-    by the real writer; returns that state and the appended lines."""
+def grown(path: Path, records: int, new: int) -> tuple[ScanState, list[bytes], Session]:
+    """A journal of ``records`` records, the state of its full scan and the session read from it,
+    then ``new`` records appended by the real writer; returns the state, the appended lines and the
+    session as read before they were."""
     synth_journal(path, records)
+    session = load(path)
     scanner = Scanner(path, emit=False)
     for _ in scanner:
         pass
@@ -47,7 +54,7 @@ def grown(path: Path, records: int, new: int) -> tuple[ScanState, list[bytes]]:
     with open(path, "rb") as f:
         f.seek(size)
         lines = f.read().splitlines()
-    return scanner.state, lines
+    return scanner.state, lines, session
 
 
 def pick_up(path: Path, state: ScanState, new: int, repeat: int) -> None:
@@ -55,6 +62,12 @@ def pick_up(path: Path, state: ScanState, new: int, repeat: int) -> None:
         s = Scanner(path, resume=state)
         got = sum(1 for _ in s)
         assert got == new and s.result.intact
+
+
+def extended(session: Session, new: int, repeat: int) -> None:
+    for _ in range(repeat):
+        s = extend(session)
+        assert s is not None and len(s) == len(session) + new
 
 
 def raw_loads(lines: list[bytes], repeat: int) -> None:
@@ -74,8 +87,8 @@ def main() -> int:
     a = ap.parse_args()
     with scratch_dir("wb-bench-tail-") as tmp:
         small, big = Path(tmp) / "small.jsonl", Path(tmp) / "big.jsonl"
-        s_state, s_lines = grown(small, a.small, a.new)
-        b_state, b_lines = grown(big, a.big, a.new)
+        s_state, s_lines, s_session = grown(small, a.small, a.new)
+        b_state, b_lines, b_session = grown(big, a.big, a.new)
         mb = big.stat().st_size / 1e6
         print(f"{a.new} new records after {a.small:,} and after {a.big:,} ({mb:.0f} MB);"
               f" best of {a.rounds} interleaved rounds of {a.repeat} pick-ups")  # fmt: skip
@@ -87,6 +100,13 @@ def main() -> int:
             timed(lambda: pick_up(big, b_state, a.new, a.repeat)),
         )
         (full_t,) = best_of(2, timed(lambda: scan(big)))
+        few = max(1, a.repeat // 10)
+        s_ext, b_ext = best_of(
+            a.rounds,
+            timed(lambda: extended(s_session, a.new, few)),
+            timed(lambda: extended(b_session, a.new, few)),
+        )
+        (reload_t,) = best_of(1, timed(lambda: load(big)))
     per = big_t / a.repeat
     ok = report(
         f"pick up {a.new} new records: at {a.big:,} / at {a.small:,}",
@@ -98,6 +118,15 @@ def main() -> int:
     print(f"{f'  at {a.big:,} / raw loads of the new lines':<46} {big_t / raw_t:6.2f}")
     print(f"{f'  at {a.small:,} / raw loads of the new lines':<46} {small_t / raw_t:6.2f}")
     print(f"{'  a full re-read instead / the pick-up':<46} {full_t / per:6.0f}   ({full_t:.2f} s)")
+    ext = b_ext / few
+    report(
+        f"session extended by {a.new}: at {a.big:,} / at {a.small:,}",
+        b_ext / s_ext,
+        "-",
+        True,
+        f"({ext * 1e3:.1f} ms at {a.big:,}: the columns' copy; {s_ext / few * 1e3:.2f} ms at {a.small:,})",
+    )
+    print(f"{'  a full reload of the 1M session / extended':<46} {reload_t / ext:6.0f}   ({reload_t:.2f} s)")
     return 0 if ok else 1
 
 

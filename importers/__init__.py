@@ -1,16 +1,19 @@
 """Importers: the reference journal and other agents' logs, into one timeline model."""
 
-from .base import CERTAIN, LIKELY, NO, WEAK, Importer, MultiSession
-from .registry import detect, importers, load, load_chunks, parts, scores, split_part
+from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread
+from .registry import detect, extend, importers, load, load_chunks, parts, scores, split_part
 
 __all__ = [
     "CERTAIN",
     "LIKELY",
     "NO",
     "WEAK",
+    "Follows",
     "Importer",
+    "MustReread",
     "MultiSession",
     "detect",
+    "extend",
     "importers",
     "load",
     "load_chunks",

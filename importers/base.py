@@ -62,6 +62,25 @@ class Importer(Protocol):
         ...
 
 
+class MustReread(Exception):
+    """An importer cannot extend a session with what its sources appended (a file was replaced
+    or rewritten, a torn line was completed): the session must be read again whole."""
+
+
+@runtime_checkable
+class Follows(Protocol):
+    """An importer that can read what its sources appended since a session was read (live follow
+    at the cost of the new bytes)."""
+
+    def extend(self, b: SessionBuilder) -> Iterator[None]:
+        """Append the new events to ``b`` (which extends the session), yielding as ``read`` does.
+
+        Raises:
+            MustReread: the session must be read again whole.
+        """
+        ...
+
+
 @runtime_checkable
 class MultiSession(Protocol):
     """An importer whose files can hold several sessions (Inspect: one per sample)."""

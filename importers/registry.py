@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Generator
 from pathlib import Path
 
-from walkback.journal.errors import UnknownFormat, UnusableJournal
+from walkback.journal.errors import JournalChanged, UnknownFormat, UnusableJournal
 from walkback.timeline.builder import CHUNK, SessionBuilder
 from walkback.timeline.session import Session
 
-from .base import NO, Importer, MultiSession, head
+from .base import NO, Follows, Importer, MultiSession, MustReread, head
 from .describe import describe_unknown
 
 PART = "#"
@@ -85,12 +85,28 @@ def load_chunks(
     p, part = split_part(path)
     imp = detect(p)
     b = SessionBuilder(imp.name, describe=imp.details, chunk=chunk)
+    b.session.importer = imp.name
     for _ in imp.read(p, b, part):
         s = b.flush()
         if callable(progress):
             progress(len(s))
         yield s
     yield b.finish()
+
+
+def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
+    """A copy of ``session`` with what its sources appended since it was read, or None when it must
+    be read again whole (its importer cannot follow, or a file was replaced or rewritten)."""
+    imp = importers().get(session.importer)
+    if not isinstance(imp, Follows) or not session.follow:
+        return None
+    b = SessionBuilder(session.format, describe=session.describe, chunk=chunk, extend=session.copy())
+    try:
+        for _ in imp.extend(b):
+            b.flush()
+    except (MustReread, JournalChanged):
+        return None
+    return b.finish()
 
 
 def load(path: str | Path, *, progress: object = None) -> Session:

@@ -34,15 +34,18 @@ _TS, _LINE, _OFFSET, _LENGTH = POS["ts"], POS["line"], POS["offset"], POS["lengt
 class SessionBuilder:
     """Builds one :class:`Session`; see the module docstring."""
 
-    def __init__(self, format: str, *, describe: DetailFn, chunk: int = CHUNK) -> None:
-        self.session = Session(format=format)
+    def __init__(
+        self, format: str, *, describe: DetailFn, chunk: int = CHUNK, extend: Session | None = None
+    ) -> None:
+        """``extend``: append to this (finished) session instead of a new one: a live follow."""
+        self.session = extend if extend is not None else Session(format=format)
         self.session.describe = describe
         self.pool = self.session.table.pool
         self.intern = self.pool.id
         """Interns a string (returns its id); ``pool.index.get`` first is faster on a hit."""
         self.rows: list[Any] = []
         """Pending rows, flat: :data:`WIDTH` values each. Hot loops may ``extend`` it directly."""
-        self.base = 0
+        self.base = len(self.session.table)
         """Index of the first pending row (the table's length)."""
         self.chunk = chunk
         self.interleave = False
@@ -292,3 +295,5 @@ def _order_by_time(session: Session) -> None:
             a.spawned_by = int(new[a.spawned_by])
     session.gated = {int(new[k]): int(new[v]) for k, v in session.gated.items()}
     session.payloads = {int(new[k]): v for k, v in session.payloads.items()}
+    for state in session.follow.values():  # an importer's state for reading more later
+        state.reordered(new)

@@ -152,27 +152,40 @@ class Session:
         self.gated: dict[int, int] = {}
         """Approval request index -> index of the tool call it gated."""
         self.describe: DetailFn = _no_detail
+        self.importer = format
+        """The name of the importer that read the session (what extends it while it grows)."""
+        self.follow: dict[Any, Any] = {}
+        """The importer's state for reading what its sources append later (a live follow); each
+        value has a ``copy()``."""
         """The importer's detail builder (:meth:`detail` calls it)."""
         self._details: dict[int, Detail] = {}
         self._completed_by: array | None = None  # type: ignore[type-arg]
         self._rows_by_agent: dict[int, array] | None = None  # type: ignore[type-arg]
 
-    def snapshot(self) -> Session:
-        """A copy that later loading does not touch (views hold buffers of its columns), shown as
-        a session still loading: its status and integrity are ``pending``."""
+    def copy(self) -> Session:
+        """An independent copy: later loading (or a live follow extending it) does not touch this
+        one, whose columns views may hold buffers of."""
         s = Session.__new__(Session)
         s.__dict__.update(self.__dict__)
         s.sources = list(self.sources)
         s.table = self.table.copy()
         s.agents = {k: replace(a) for k, a in self.agents.items()}
         s.runs = list(self.runs)
-        s.status = "pending"
-        s.integrity = IntegrityReport(chain="pending", skipped=list(self.integrity.skipped))
+        s.integrity = replace(self.integrity, corrupt=list(self.integrity.corrupt),
+                              skipped=list(self.integrity.skipped))
         s.recovery_findings = list(self.recovery_findings)
         s.payloads = dict(self.payloads)
         s.gated = dict(self.gated)
+        s.follow = {k: f.copy() for k, f in self.follow.items()}
         s._details = {}
         s._completed_by = s._rows_by_agent = None
+        return s
+
+    def snapshot(self) -> Session:
+        """A copy shown as a session still loading: its status and integrity are ``pending``."""
+        s = self.copy()
+        s.status = "pending"
+        s.integrity = IntegrityReport(chain="pending", skipped=s.integrity.skipped)
         return s
 
     # -- events -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from walkback.journal.errors import BlobError
 from walkback.journal.writer import JOURNAL_NAME, journal_path
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import CERTAIN, LIKELY, NO
+from ..base import CERTAIN, LIKELY, NO, MustReread
 from ._details import details
 from ._read import read_journal
 from ._vocab import NAME
@@ -39,6 +39,16 @@ class WalkbackJournal:
         yield from read_journal(b, journal_path(path), parent=None, spawned_by=None, stores=stores)
         b.interleave = True
         b.session.blob_loader = _blob_loader(stores)
+
+    def extend(self, b: SessionBuilder) -> Iterator[None]:
+        """Read what was appended to every live journal file of the session (and the journals of
+        subagents spawned meanwhile) into ``b``, which extends the session read before."""
+        followed = list(b.session.follow.values())
+        if not followed or any(f.torn for f in followed):
+            raise MustReread("the last read ended on a torn line: read it again whole")
+        for f in followed:
+            yield from read_journal(b, f.jpath, parent=f.parent, spawned_by=f.spawned_by, stores=f.stores,
+                                    resume=f)
 
     details = staticmethod(details)
 

@@ -7,13 +7,15 @@ journal's archived segments are read first, sharing one lsn index.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from walkback.journal.blobs import BlobStore
-from walkback.journal.reader import Scanner, is_seq_result
+from walkback.journal.reader import Scanner, ScanState, is_seq_result
 from walkback.journal.record import changes_file, target_of
 from walkback.journal.scanresult import Damage
 from walkback.journal.segments import archived
@@ -84,6 +86,70 @@ class Refs:
         return self.sparse.get(key, -1)
 
 
+class RemappedRefs:
+    """A file's lsn index after the session's events were reordered (interleaved by time): what
+    it knew maps through ``new_of``; records read later are indexed as they come."""
+
+    def __init__(self, refs: Refs | RemappedRefs, new_of: Any) -> None:
+        self.old = refs
+        self.new_of = new_of
+        self.first, self.base, self.next = 0, 0, -2  # no arithmetic run: every lookup goes by get
+        self.later: dict[int, int] = {}
+
+    def put(self, key: int, index: int) -> None:
+        self.later.setdefault(key, index)
+
+    def get(self, key: Any) -> int:
+        if key.__class__ is not int:
+            return -1
+        found = self.later.get(key)
+        if found is not None:
+            return found
+        old = self.old.get(key)
+        return int(self.new_of[old]) if old >= 0 else -1
+
+    def seal(self) -> None:
+        """Nothing to seal: there is no arithmetic run."""
+
+
+@dataclass
+class Followed:
+    """What reading one live journal file leaves behind to read what is appended to it later
+    (``Scanner(resume=...)``: the cost of a live follow is the new bytes, not the whole file)."""
+
+    jpath: Path
+    src: int
+    parent: str | None
+    spawned_by: int | None
+    stores: list[BlobStore]
+    refs: Refs | RemappedRefs
+    agent_id: str
+    agent_aid: int
+    records: int
+    shown_damage: int
+    state: ScanState
+    torn: bool
+    """The read ended on a torn tail (shown as a placeholder row): the next read must start over."""
+    waiting: list[tuple[Path, int]]
+    """Spawned subagents whose journal did not exist yet (their spawn's index): looked for again."""
+    ended: str
+    """How the run ended, if a ``run.end`` was read (a later read may find no new record)."""
+
+    def copy(self) -> Followed:
+        refs = copy.copy(self.refs)
+        if isinstance(refs, RemappedRefs):
+            refs.later = dict(refs.later)
+        else:
+            refs.sparse = dict(refs.sparse)
+        return replace(self, refs=refs, waiting=list(self.waiting))
+
+    def reordered(self, new_of: Any) -> None:
+        """The session's events were reordered: indices this read handed out moved."""
+        self.refs = RemappedRefs(self.refs, new_of)
+        if self.spawned_by is not None:
+            self.spawned_by = int(new_of[self.spawned_by])
+
+
 def read_journal(
     b: SessionBuilder,
     jpath: Path,
@@ -92,43 +158,49 @@ def read_journal(
     spawned_by: int | None,
     stores: list[BlobStore],
     segment_of: Refs | None = None,
+    resume: Followed | None = None,
 ) -> Iterator[None]:
-    """Read one journal (then its subagents'), yielding whenever a chunk is due."""
+    """Read one journal (then its subagents'), yielding whenever a chunk is due; with ``resume``,
+    only what was appended to it since that read (and the subagents spawned meanwhile)."""
     shared = segment_of
-    for seg in archived(jpath) if segment_of is None else ():
+    for seg in archived(jpath) if segment_of is None and resume is None else ():
         shared = shared or Refs(b.count, dense=True)
         yield from read_journal(
             b, seg.path, parent=parent, spawned_by=spawned_by, stores=stores, segment_of=shared
         )
     session = b.session
-    src = b.source(JsonLines(jpath))
-    stores.append(BlobStore(jpath.parent / "blobs"))
+    if resume is None:
+        src = b.source(JsonLines(jpath))
+        stores.append(BlobStore(jpath.parent / "blobs"))
+        scanner = Scanner(jpath)
+    else:
+        src = resume.src
+        scanner = Scanner(jpath, resume=resume.state)
     pool = b.pool
     intern = pool.id
     ids = pool.index
-    scanner = Scanner(jpath)
-    refs = Refs(b.count, dense=True)
-    children: list[tuple[Path, int]] = []
+    refs = resume.refs if resume is not None else Refs(b.count, dense=True)
+    children: list[tuple[Path, int]] = list(resume.waiting) if resume is not None else []
     outcomes: dict[str, str] = {}
     types = TypeCache(pool)
     type_info = types.cache.get
-    agent_id = ""
-    ended = ""
-    n = 0
-    seq = False
+    agent_id = resume.agent_id if resume is not None else ""
+    ended = resume.ended if resume is not None else ""
+    n = resume.records if resume is not None else 0
+    seq = scanner.result.dialect == "seq"
     clock = MinuteClock()
     minute, base_ts = clock.minute, clock.base
     nan = math.nan
     res = scanner.result
     damage = res.corrupt
-    shown_damage = 0
+    shown_damage = resume.shown_damage if resume is not None else 0
     base = b.base
     rows = b.rows
     put = rows.extend
     i = b.count - 1  # the current record's index
     flush_at = b.count + b.chunk - 1
-    last_who, last_aid = "", 0
-    agent_aid = 0
+    agent_aid = resume.agent_aid if resume is not None else 0
+    last_who, last_aid = agent_id, agent_aid
     for rec in scanner:
         d = rec.data
         lsn = rec.lsn
@@ -278,12 +350,22 @@ def read_journal(
         _placeholders(b, jpath, src, res.torn, 0, math.inf, agent_id, status="torn")
     ):
         refs.seal()  # a next segment's records no longer follow on by arithmetic
-    session.integrity.skipped.extend(
+    integ = session.integrity
+    if resume is not None:  # the result is cumulative: this file's damage is listed again from it
+        integ.skipped = [x for x in integ.skipped if x["file"] != str(jpath)]
+        integ.corrupt = [x for x in integ.corrupt if x["file"] != str(jpath)]
+    integ.skipped.extend(
         {"file": str(jpath), "line": dmg.line, "reason": dmg.reason} for dmg in res.corrupt + res.torn
     )
     b.flush()  # the facts below read the table
     if parent is None:
         _facts.finish_main(session, jpath, res, ended, archived_segment=segment_of is not None)
+    waiting = [(p, k) for p, k in children if not p.is_file()]
+    if segment_of is None:  # a live file (an archived segment never grows)
+        session.follow[jpath] = Followed(
+            jpath, src, parent, spawned_by, stores, refs, agent_id, agent_aid, n, len(damage),
+            scanner.state, bool(res.torn), waiting, ended,
+        )
     for child_path, spawn_index in children:
         if child_path.is_file() and all(s.path != child_path for s in session.sources):
             yield from read_journal(b, child_path, parent=agent_id, spawned_by=spawn_index, stores=stores)
