@@ -97,7 +97,7 @@ def timeline_svg(lanes: list[Lane], span: float) -> str:
                         f'<rect x="{x(t) - 0.6:.1f}" y="{y + (3 if tall else 6)}" width="1.2" '
                         f'height="{16 if tall else 10}" fill="{COLORS[cat]}"/>'
                     )
-    lx = LABEL
+    lx = float(LABEL)
     for cat, label in LEGEND:
         parts.append(f'<rect x="{lx}" y="{bottom + 20}" width="8" height="8" fill="{COLORS[cat]}"/>')
         parts.append(f'<text x="{lx + 11}" y="{bottom + 27}" fill="#24292f">{escape(label)}</text>')

@@ -53,7 +53,7 @@ def _fetcher() -> Any:
 
     root = STATIC.resolve()
 
-    class LocalOnly(URLFetcher):  # type: ignore[misc]
+    class LocalOnly(URLFetcher):
         """Serves the report's own stylesheet and fonts; refuses everything else."""
 
         def fetch(self, url: str, headers: Any = None) -> Any:

@@ -291,7 +291,7 @@ CATEGORY = {
 def _lanes(session: Session, t0: float | None) -> list[Lane]:
     """Per agent: its events as marks (thinned to at most 400 per lane: the chart shows density)."""
     c = columns(session)
-    bad = {session.table.pool.find(s) for s in PROBLEM_STATUSES} - {None}
+    bad = {code for s in PROBLEM_STATUSES if (code := session.table.pool.find(s)) is not None}
     lanes = []
     for a in list(session.agents.values())[:24]:
         code = session.table.pool.find(a.id)
