@@ -1,6 +1,15 @@
 """Exporters: a session as a journal, a signed bundle, a PDF report, OTLP, CSV and Parquet."""
 
-from .base import Exporter, Option, SourceExporter, atomic_output
+from .base import Exporter, ManyExporter, Option, SourceExporter, atomic_output, export_time
 from .registry import exporter, exporters
 
-__all__ = ["Exporter", "Option", "SourceExporter", "atomic_output", "exporter", "exporters"]
+__all__ = [
+    "Exporter",
+    "ManyExporter",
+    "Option",
+    "SourceExporter",
+    "atomic_output",
+    "export_time",
+    "exporter",
+    "exporters",
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,6 +49,7 @@ class Exporter(Protocol):
     """The pip extra whose packages ``export`` imports, if any (said in the error when missing)."""
     options: tuple[Option, ...]
     """Options beyond the output path."""
+    # An exporter whose output is not a file (otlp --endpoint) sets ``needs_output = False``.
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
         """Write ``session`` to ``out`` (atomically) and return the path written."""
@@ -63,6 +64,16 @@ class SourceExporter(Protocol):
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
         """Write the session at ``path`` to ``out`` (atomically) and return the path written."""
+        ...
+
+
+@runtime_checkable
+class ManyExporter(Protocol):
+    """An exporter that writes several sessions into one output (a Parquet dataset, one CSV):
+    ``walkback export`` hands it every session of a folder given as PATH."""
+
+    def export_many(self, sessions: Iterable[Session], out: Path, **options: Any) -> Path:
+        """Write ``sessions`` (read one at a time, never all held) to ``out``; return it."""
         ...
 
 

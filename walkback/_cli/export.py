@@ -14,6 +14,8 @@ import click
 
 from .common import handle_errors, progress_printer, safe
 
+MANY_HELP = " A folder of sessions as PATH: several sessions in one output."
+
 
 class ExportGroup(click.Group):
     """A group whose commands are the registered exporters."""
@@ -32,10 +34,11 @@ class ExportGroup(click.Group):
 
 def command_for(exp: Any) -> click.Command:
     """The ``walkback export <name>`` command of one exporter."""
+    from walkback.exporters import ManyExporter
 
     @handle_errors
     def run(path: Path, out: Path | None, **options: Any) -> None:
-        from walkback.exporters import SourceExporter
+        from walkback.exporters import ManyExporter, SourceExporter
         from walkback.importers import detect, load
         from walkback.viewer.store import discover
 
@@ -46,7 +49,7 @@ def command_for(exp: Any) -> click.Command:
         kwargs = {
             o.name: given[o.name.replace("-", "_")] for o in exp.options if o.name.replace("-", "_") in given
         }
-        many = discover([path], detect) if hasattr(exp, "export_many") and path.is_dir() else [path]
+        many = discover([path], detect) if isinstance(exp, ManyExporter) and path.is_dir() else [path]
         if many != [path]:  # a folder of sessions
             if not many:
                 detect(path)  # says why this folder holds none
@@ -66,8 +69,7 @@ def command_for(exp: Any) -> click.Command:
             required=getattr(exp, "needs_output", True),
             type=click.Path(path_type=Path),
             help=f"File to write (usually *{exp.suffix}); written atomically."
-            + (" A folder of sessions as PATH: several sessions in one output." if hasattr(exp, "export_many")
-               else ""),
+            + (MANY_HELP if isinstance(exp, ManyExporter) else ""),
         ),
     ]
     for opt in exp.options:
