@@ -73,9 +73,13 @@ def file_change(session: Session, i: int) -> FileChange | None:
 
 def _merge(call: FileEdit, result: FileEdit) -> FileEdit:
     """The call's edit completed by what the result adds (a text, a patch, a verified hash)."""
-    extra = {k: v for k, v in result.model_dump().items() if v not in (None, [], "") and k != "path"}
-    mine = {k: v for k, v in call.model_dump().items() if v not in (None, [], "")}
-    return FileEdit(**{**extra, **mine, "post": result.post or call.post})
+    update: dict[str, object] = {
+        k: v for k in FileEdit.model_fields if k != "path"
+        and (v := getattr(result, k)) not in (None, [], "") and getattr(call, k) in (None, [], "")
+    }
+    if result.post:
+        update["post"] = result.post
+    return call.model_copy(update=update) if update else call
 
 
 def file_calls(session: Session) -> np.ndarray:

@@ -31,6 +31,7 @@ from walkback.timeline.details import (
     ToolResult,
     Usage,
 )
+from walkback.timeline.kinds import KINDS
 from walkback.timeline.session import Session
 
 from ..base import integer, string, text
@@ -41,9 +42,10 @@ def details(session: Session, i: int) -> Detail:
     """The detail of event ``i`` of a journal session."""
     raw = session.raw(i)
     d: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    ev = session.event(i)
-    build = _BY_KIND.get(ev.kind)
-    return build(d, ev.type) if build is not None else Other(type=ev.type, summary=text(d.get("summary")))
+    t = session.table
+    typ = t.pool.values[t.type[i]]
+    build = _BY_KIND.get(KINDS[t.kind[i]])
+    return build(d, typ) if build is not None else Other(type=typ, summary=text(d.get("summary")))
 
 
 def own_fields(d: dict[str, Any]) -> dict[str, Any]:
