@@ -24,6 +24,15 @@
     // a focused button would otherwise also be "clicked" by the space bar
     if (e.key === " " && !typing(document.activeElement) && document.querySelector(".wb-controls")) e.preventDefault();
   });
+  // a step link inside rendered content (the conversation's "#12"): a move, not a page load
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest && e.target.closest("a[data-pick]");
+    if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0 || !ready()) return;
+    const n = parseInt(a.getAttribute("data-pick"), 10);
+    if (!Number.isFinite(n)) return;
+    e.preventDefault();
+    emitEvent("wb_pick", n);
+  });
   window.addEventListener("popstate", () => {
     if (ready()) emitEvent("wb_popstate", location.pathname + location.search);
   });

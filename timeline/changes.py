@@ -74,19 +74,31 @@ def _image(session: Session, name: str | None, inline: bytes | None) -> tuple[by
     if inline is not None:
         if name and name.startswith("sha256:"):
             if _sha(inline) == name:
-                return inline, Badge("content in the record matches hash", True, name)
-            return inline, Badge("content in the record does not match its hash", False, name)
-        return inline, Badge("content from the source log", None)
+                return inline, Badge(
+                    "content in the record matches hash",
+                    True,
+                    f"the text the record carries hashes to {name}",
+                )
+            return inline, Badge(
+                "content in the record does not match its hash",
+                False,
+                f"the text the record carries is not {name}",
+            )
+        return inline, Badge(
+            "content from the source log", None, "the source log carries the text, not its hash"
+        )
     if name is None:
         return None, None
     if name == ABSENT:
-        return b"", Badge("absent (no file)", True)
+        return b"", Badge(
+            "absent (no file)", True, "the file did not exist (before its creation, after its deletion)"
+        )
     data = session.blob(name)
     if data is None:
         return None, Badge("blob missing", False, f"{name} is not in the run's blob store")
     if _sha(data) != name:
         return None, Badge("blob does not match its hash", False, name)
-    return data, Badge("blob matches hash", True, name)
+    return data, Badge("blob matches hash", True, f"the stored copy of this image hashes to {name}")
 
 
 def change_view(
@@ -125,15 +137,32 @@ def change_view(
 
 def _chain_badge(session: Session, fc: FileChange, previous: int | None) -> Badge:
     if previous is None:
-        return Badge("first change of this file in the session", None)
+        return Badge(
+            "first change of this file in the session",
+            None,
+            "no earlier step of this session changed the file, so there is no post to compare its pre with",
+        )
     prev = file_change(session, previous)
     prev_post = prev.post if prev else None
     step = previous + 1
     if fc.pre is None or prev_post is None:
-        return Badge(f"pre not comparable with step {step}", None)
+        return Badge(
+            f"pre not comparable with step {step}",
+            None,
+            "one of the two hashes is not recorded by the source",
+        )
     if fc.pre == prev_post:
-        return Badge(f"pre = post of step {step}", True)
-    return Badge(f"pre differs from post of step {step}", False, f"{prev_post} != {fc.pre}")
+        return Badge(
+            f"pre = post of step {step}",
+            True,
+            f"the file was as step {step} left it: nothing changed it in between without being recorded",
+        )
+    return Badge(
+        f"pre differs from post of step {step}",
+        False,
+        f"something changed the file between step {step} and this one without a record: "
+        f"{prev_post} != {fc.pre}",
+    )
 
 
 def _inside(workspace: Path, target: str) -> Path | None:
@@ -163,14 +192,34 @@ def workspace_badges(session: Session, fc: FileChange, workspace: Path, later: n
     return out
 
 
+EXPLAIN = {
+    "workspace now": "the file in the workspace as it is now, hashed and compared with this change's post",
+    "git HEAD": "the file in the commit the workspace's git HEAD points at, compared with this change's post",
+}
+
+
 def _compare(where: str, actual: str, post: str, session: Session, later: np.ndarray) -> Badge:
+    """Where the file stands now. Only a workspace file that matches no step of the session is a
+    warning; git HEAD having another version usually means the edits are not committed (neutral)."""
+    why = EXPLAIN[where]
     if actual == post:
-        return Badge(f"{where} = post", True)
+        return Badge(f"{where} = post", True, f"{why}: the same")
     for j in map(int, later[::-1]):  # newest first: the file most likely holds the last change
         other = file_change(session, j)
         if other is not None and other.post == actual:
-            return Badge(f"{where} = post of later step {j + 1}", None)
-    return Badge(f"{where} differs from post", False, actual)
+            return Badge(f"{where} = post of later step {j + 1}", None, f"{why}: it holds a later change")
+    if where == "git HEAD":
+        return Badge(
+            "not committed at git HEAD",
+            None,
+            f"{why}: HEAD has another version ({actual[:19]}…); the change may simply not be committed to "
+            "the checked-out branch",
+        )
+    return Badge(
+        "workspace file changed since",
+        False,
+        f"{why}: it matches neither this change nor a later step of the session ({actual[:19]}…)",
+    )
 
 
 def _git_head_hash(workspace: Path, path: Path) -> str | None:
@@ -226,11 +275,13 @@ def _patch_lines(patch: str) -> list[tuple[str, str]]:
     return out
 
 
-def side_by_side(view: ChangeView, context: int = 3) -> list[tuple[str, str, str]]:
+def side_by_side(view: ChangeView, context: int = 3) -> list[tuple[str, str | None, str | None]]:
     """``(tag, left, right)`` rows; tag is ``equal``, ``replace``, ``delete``, ``insert`` or ``skip``
-    (a run of unchanged lines longer than twice ``context``, folded; ``left`` says how many)."""
+    (a run of unchanged lines longer than twice ``context``, folded; ``left`` says how many). A side
+    is None where it has no line (an insert's left, the shorter side of a replace), so a blank line
+    (``""``) is never mistaken for a missing one."""
     a, b = _lines(view.pre_text), _lines(view.post_text)
-    rows: list[tuple[str, str, str]] = []
+    rows: list[tuple[str, str | None, str | None]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         left, right = a[i1:i2], b[j1:j2]
         if tag == "equal" and len(left) > 2 * context:
@@ -241,5 +292,5 @@ def side_by_side(view: ChangeView, context: int = 3) -> list[tuple[str, str, str
             rows.extend(("equal", x, x) for x in tail)
             continue
         for k in range(max(len(left), len(right))):
-            rows.append((tag, left[k] if k < len(left) else "", right[k] if k < len(right) else ""))
+            rows.append((tag, left[k] if k < len(left) else None, right[k] if k < len(right) else None))
     return rows

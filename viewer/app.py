@@ -80,6 +80,7 @@ def make_store(
 ) -> SessionStore:
     """A store over ``paths`` (folders of runs expanded) using the importer registry by default."""
     from walkback import importers
+
     for p in paths:
         if not p.exists():
             raise ViewerError("no such file or directory", path=p)

@@ -20,15 +20,16 @@ HEAD = '<link rel="stylesheet" href="/static/viewer.css"><script src="/static/vi
 
 
 @contextmanager
-def frame(title: str) -> Iterator[None]:
-    """The common page frame: our CSS/JS, a top bar, the page title (always plain text)."""
+def frame(title: str) -> Iterator[ui.row]:
+    """The common page frame: our CSS/JS, a one-line top bar (yielded: a page puts its header in it)
+    and the page title (always plain text)."""
     ui.add_head_html(HEAD)
     ui.page_title(f"{title} · walkback" if title else "walkback")
-    with ui.header().classes("wb-topbar items-center py-1 px-3"):
+    with ui.header().classes("wb-topbar items-center py-0 px-3 no-wrap"):
         ui.link("walkback", "/").classes("text-white font-bold no-underline")
-        ui.label("replay viewer").classes("text-white text-xs opacity-70")
-    with ui.column().classes("w-full p-3 gap-2"):
-        yield
+        top = ui.row().classes("items-center gap-2 no-wrap grow min-w-0")
+    with ui.column().classes("w-full px-3 py-1 gap-1 wb-body"):
+        yield top
 
 
 def register_pages(store: SessionStore) -> None:
@@ -44,7 +45,7 @@ def register_pages(store: SessionStore) -> None:
     @ui.page("/s/{sid}/step/{n}")
     def session_page(sid: str, request: Request, n: str | None = None) -> None:
         entry = store.get(sid)
-        with frame(entry.label if entry else "not found"):
+        with frame(entry.label if entry else "not found") as top:
             if entry is None:
                 ui.label("no such session in this viewer").mark("not-found")
                 ui.link("all sessions", "/")
@@ -54,7 +55,7 @@ def register_pages(store: SessionStore) -> None:
             index = parse_step(n)
             if n is not None and index is None:
                 ui.notify(f"'{n[:20]}' is not a step number; showing step 1", type="warning")
-            SessionPage(store, entry, index, Query.from_params(dict(request.query_params))).build()
+            SessionPage(store, entry, index, Query.from_params(dict(request.query_params)), top).build()
 
     @app.get("/blob/{sid}/{name}")
     def blob(sid: str, name: str) -> Response:

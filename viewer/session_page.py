@@ -15,12 +15,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import numpy as np
 from nicegui import events, run, ui
 from walkback.timeline.query import Query, locate, problems_mask, select
+from walkback.timeline.story import agent_stories, crashes, lsn_matches
 
-from .components.agents import agent_tree
+from .components.agents import agents_panel
 from .components.controls import ControlActions, Controls
+from .components.conversation import ConversationPanel, is_conversation
 from .components.filters import FilterBar
 from .components.header import loading_text, session_header
-from .components.ledgers import approvals_panel, files_panel, recovery_panel
+from .components.ledgers import approvals_panel, files_panel
+from .components.recovery import recovery_panel
 from .components.step_detail import DetailContext, StepDetail
 from .components.step_list import StepList
 from .components.timeline_chart import TimelineChart
@@ -29,7 +32,9 @@ from .store import Entry, SessionStore
 
 STEP_KEYS = {"j": 1, "ArrowRight": 1, "ArrowDown": 1, "k": -1, "ArrowLeft": -1, "ArrowUp": -1}
 PATH = re.compile(r"^/s/([0-9a-f]{12})(?:/step/(\d{1,12}))?/?$")
-TABS = ("step", "agents", "files", "approvals", "recovery")
+TABS = ("step", "conversation", "agents", "files", "approvals", "recovery")
+DETAIL_TOP_JS = "setTimeout(() => { const p = getElement(%d); if (p && p.$el) p.$el.scrollTop = 0; }, 0)"
+"""Scrolls the detail pane back to its top on a new step (the diff's first line is in view)."""
 
 
 def step_url(sid: str, index: int, query: Query) -> str:
@@ -48,8 +53,11 @@ def parse_step(text: str | None) -> int | None:
 class SessionPage:
     """One browser tab showing one session."""
 
-    def __init__(self, store: SessionStore, entry: Entry, index: int | None, query: Query) -> None:
+    def __init__(
+        self, store: SessionStore, entry: Entry, index: int | None, query: Query, top: ui.element
+    ) -> None:
         self.store = store
+        self.top = top
         self.entry = entry
         self.sid = entry.id
         self.wanted = index
@@ -63,11 +71,12 @@ class SessionPage:
 
     # -- building -----------------------------------------------------------------------------
     def build(self) -> None:
-        self.body = ui.column().classes("w-full gap-2")
+        self.body = ui.column().classes("w-full gap-1 wb-page")
         self.player = ui.timer(1.0, self._tick, active=False)
         ui.timer(0.25, self._watch)
         ui.on("wb_key", self._key)
         ui.on("wb_popstate", self._popstate)
+        ui.on("wb_pick", self._link_pick)
         with self.store.building_page():
             self._render()
 
@@ -91,47 +100,69 @@ class SessionPage:
         session = self.entry.session
         assert session is not None and self.entry.derived is not None
         self.session = session
-        self.problems = problems_mask(session)
+        self._story()
         start = self.wanted if self.wanted is not None else 0
         if self.wanted is not None and not 0 <= self.wanted < max(len(session), 1):
             ui.notify(f"step {self.wanted + 1} does not exist; showing the nearest", type="warning")
         self.cursor = ReplayCursor(total=len(session), view=select(session, self.query), index=start)
         self.cursor.subscribe(self._moved)
-        self.header_box = ui.column().classes("w-full gap-0")
+        self.top.clear()
+        with self.top:
+            self.header_box = ui.row().classes("items-center gap-2 no-wrap grow min-w-0")
+            self.chart_toggle = (
+                ui.button(icon="timeline", on_click=self._toggle_chart)
+                .props("flat dense round size=sm color=white")
+                .mark("chart-toggle")
+                .tooltip("show or hide the timeline")
+            )
         live = session.status == "running"
         c = self.cursor  # the same cursor for the life of the page (reloads only change its view)
-        self.controls = Controls(
-            c,
-            ControlActions(
-                first=lambda: c.first(),
-                prev=lambda: c.prev(),
-                toggle=self._toggle,
-                next=lambda: c.next(),
-                last=lambda: c.last(),
-                jump=self._jump,
-                speed=self._speed,
-            ),
-            live=live,
-        )
-        self.chart_box = ui.column().classes("w-full gap-0")
-        with ui.splitter(value=48).classes("w-full wb-split-main") as split:
-            with split.before:
-                with ui.column().classes("w-full gap-1 pr-2"):
-                    self.filters_box = ui.column().classes("w-full")
-                    self.steps = StepList(session, self.cursor, self._pick, self.problems)
-            with split.after:
-                with ui.column().classes("w-full pl-2"):
-                    with ui.tabs(on_change=self._tab).props("dense align=left no-caps") as self.tabs:
-                        for t in TABS:
-                            ui.tab(t, label=t.capitalize()).mark(f"tab-{t}")
-                    with ui.tab_panels(self.tabs, value="step").classes("w-full"):
-                        with ui.tab_panel("step").classes("p-1"):
-                            self.detail = StepDetail(session, self._detail_ctx())
-                        for t in TABS[1:]:
-                            with ui.tab_panel(t).classes("p-1"):
-                                self.panels[t] = ui.column().classes("w-full gap-2").mark(f"panel-{t}")
+        with ui.row().classes("w-full items-center gap-2 no-wrap wb-toolbar"):
+            self.controls = Controls(
+                c,
+                ControlActions(
+                    first=lambda: c.first(),
+                    prev=lambda: c.prev(),
+                    toggle=self._toggle,
+                    next=lambda: c.next(),
+                    last=lambda: c.last(),
+                    jump=self._jump,
+                    speed=self._speed,
+                ),
+                live=live,
+            )
+            self.filters_box = ui.row().classes("grow min-w-0 no-wrap")
+        self.choices = ui.row().classes("items-center gap-1 wb-choices").mark("lsn-choices")
+        self.choices.set_visibility(False)
+        self.chart_box = ui.column().classes("w-full gap-0 wb-chart")
+        with ui.element("div").classes("wb-main w-full"):
+            with ui.column().classes("wb-pane wb-list-pane gap-1"):
+                self.steps = StepList(session, self.cursor, self._pick, self.problems, self.crashes)
+            with ui.column().classes("wb-pane wb-detail-pane gap-0") as self.detail_pane:
+                with ui.tabs(on_change=self._tab).props("dense align=left no-caps inline-label") as self.tabs:
+                    for t in TABS:
+                        ui.tab(t, label=t.capitalize()).mark(f"tab-{t}")
+                first = "conversation" if is_conversation(session) else "step"
+                with ui.tab_panels(self.tabs, value=first).props("keep-alive=false").classes("w-full"):
+                    with ui.tab_panel("step").classes("p-1"):
+                        self.detail = StepDetail(session, self._detail_ctx())
+                    with ui.tab_panel("conversation").classes("p-1"):
+                        self.conversation = ConversationPanel(session, self.sid)
+                    for t in TABS[2:]:
+                        with ui.tab_panel(t).classes("p-1"):
+                            self.panels[t] = ui.column().classes("w-full gap-2").mark(f"panel-{t}")
         self._fill()
         self._moved(self.cursor.index, False)
+
+    def _story(self) -> None:
+        """The views of the crash story and the problems, once per (re)loaded session."""
+        session = self.session
+        self.problems = problems_mask(session)
+        self.crashes = crashes(session)
+        self.stories = agent_stories(session, self.crashes)
+
+    def _toggle_chart(self) -> None:
+        self.chart_box.set_visibility(not self.chart_box.visible)
 
     def _detail_ctx(self) -> DetailContext:
         assert self.entry.derived is not None
@@ -145,10 +176,15 @@ class SessionPage:
         assert derived is not None and self.cursor is not None
         self.header_box.clear()
         with self.header_box:
-            self.loading_label = session_header(self.session, derived.facets, loading=self.entry.partial)
+            self.loading_label = session_header(
+                self.session,
+                files=len(derived.files),
+                problems=int(self.problems.sum()),
+                loading=self.entry.partial,
+            )
         self.chart_box.clear()
         with self.chart_box:
-            self.chart = TimelineChart(self.session, self._pick, self.cursor.index)
+            self.chart = TimelineChart(self.session, self._pick, self.cursor.index, self.crashes)
         self.filters_box.clear()
         with self.filters_box:
             self.filters = FilterBar(derived.facets, self.query, self._filter)
@@ -165,29 +201,49 @@ class SessionPage:
         assert derived is not None
         with box:
             if tab == "agents":
-                agent_tree(self.session, self._pick)
+                agents_panel(self.session, self.stories, self._pick)
             elif tab == "files":
                 files_panel(self.session, derived.files, self._pick, self._filter_file)
             elif tab == "approvals":
                 approvals_panel(self.session, derived.approvals, self._pick)
             elif tab == "recovery":
-                recovery_panel(self.session, self.entry.plan, self.store.analyzer is not None, self._pick)
+                recovery_panel(
+                    self.session,
+                    self.crashes,
+                    self.stories,
+                    self.entry.analysis,
+                    self.store.analyzer is not None,
+                    self._pick,
+                )
 
     def _tab(self, e: events.ValueChangeEventArguments[Any]) -> None:
         self._fill_tab(str(e.value))
+        if e.value == "conversation" and self.cursor is not None:
+            self.conversation.show(self.cursor.index)
 
     # -- moving -------------------------------------------------------------------------------
     def _pick(self, index: int) -> None:
         """A click on a step anywhere: go there and show its detail."""
         if self.cursor is None:
             return
-        self.tabs.set_value("step")
+        if self.tabs.value not in ("step", "conversation"):
+            self.tabs.set_value("step")
         self.cursor.seek(index)
+
+    def _link_pick(self, e: events.GenericEventArguments) -> None:
+        """A click on a step link inside rendered content (the conversation's ``#n``)."""
+        step = e.args if isinstance(e.args, int) else None
+        if step is not None and self.cursor is not None and 1 <= step <= self.cursor.total:
+            self.cursor.seek(step - 1)
 
     def _moved(self, index: int, push: bool) -> None:
         # run in the page's own slot: the element that triggered the move may just have been cleared
         with self.body:
             self.detail.show(index)
+            if self.tabs.value == "conversation":
+                self.conversation.show(index)
+            else:
+                ui.run_javascript(DETAIL_TOP_JS % self.detail_pane.id)
             self.steps.follow_cursor()
             self.chart.mark(index)
             url = step_url(self.sid, index, self.query)
@@ -245,11 +301,40 @@ class SessionPage:
         if not lsn.isdigit():
             ui.notify("type an lsn (e.g. 42), agent:lsn, or #step", type="warning")
             return
-        i = self.session.index_of_lsn(int(lsn), agent or None)
-        if i is None:
-            ui.notify(f"no event with lsn {lsn}" + (f" in agent {agent}" if agent else ""), type="warning")
+        if agent:
+            i = self.session.index_of_lsn(int(lsn), agent)
+            if i is None:
+                ui.notify(f"no event with lsn {lsn} in agent {agent}", type="warning")
+                return
+            self._choose([])
+            self.cursor.seek(i)
             return
-        self.cursor.seek(i)
+        matches = lsn_matches(self.session, int(lsn))
+        if not matches:
+            ui.notify(f"no event with lsn {lsn}", type="warning")
+        elif len(matches) == 1:
+            self._choose([])
+            self.cursor.seek(matches[0][1])
+        else:
+            self._choose(matches, int(lsn))
+
+    def _choose(self, matches: list[tuple[str, int]], lsn: int = 0) -> None:
+        """lsn ``lsn`` is in several agents' journals: offer each, jump to none."""
+        self.choices.clear()
+        self.choices.set_visibility(bool(matches))
+        if not matches:
+            return
+        with self.choices:
+            ui.label(f"lsn {lsn} is in {len(matches)} agents:").classes("text-sm")
+            for agent, i in matches:
+                ui.button(f"{agent}:{lsn} (step {i + 1})", on_click=lambda i=i: self._chosen(i)).props(
+                    "flat dense no-caps size=sm color=primary"
+                ).mark("lsn-choice")
+
+    def _chosen(self, i: int) -> None:
+        self._choose([])
+        if self.cursor is not None:
+            self.cursor.seek(i)
 
     # -- filtering ----------------------------------------------------------------------------
     async def _filter(self, query: Query) -> None:
@@ -313,6 +398,7 @@ class SessionPage:
         if new is old:
             self.built.discard("approvals")
             self.built.discard("recovery")
+            self.built.discard("agents")
             self._fill_tab(str(self.tabs.value))
             return
         at_end = self.cursor.at_end
@@ -323,10 +409,11 @@ class SessionPage:
         if old.status == "pending" and new.status == "running":  # first read done: a live run
             self.controls.follow.set_value(True)
             self.controls.follow.set_visibility(True)
-        self.problems = problems_mask(new)
+        self._story()
         self.cursor.set_view(select(new, self.query), total=len(new))
-        self.steps.set_session(new, self.problems)
+        self.steps.set_session(new, self.problems, self.crashes)
         self.detail.set_session(new, self._detail_ctx())
+        self.conversation.set_session(new)
         self._fill()
         if self.controls.follow.value and at_end:
             self.cursor.last(push=False)

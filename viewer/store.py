@@ -1,4 +1,5 @@
-"""The sessions a viewer process serves: discovery, background loading, live follow.
+"""The sessions a viewer process serves: background loading and live follow (see ``discovery``
+for which sessions, ``entry`` for what is kept of each).
 
 One loader thread reads sessions (page requests first, then the session list's summaries) so a
 page is never built while a big journal is being parsed. A poller notices when a journal grows
@@ -7,7 +8,6 @@ page is never built while a big journal is being parsed. A poller notices when a
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import queue
 import sys
@@ -15,24 +15,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from walkback.importers.base import MultiSession
-from walkback.importers.registry import PART
 from walkback.journal.errors import WalkbackError
+from walkback.journal.recovery import RecoveryPlan
 from walkback.journal.runlock import lock_is_held
 from walkback.journal.writer import journal_path
-from walkback.timeline import query
 from walkback.timeline.session import Session
-from walkback.timeline.views import Approval, approvals
+from walkback.timeline.views import approvals
+
+from .discovery import Detect, discover, entry_id, label
+from .entry import Analysis, Derived, Entry, summarize
+
+__all__ = ["LIST", "PAGE", "Analyzer", "Entry", "Loader", "SessionStore", "discover", "entry_id"]
 
 Loader = Callable[..., Session | Iterator[Session]]
 """``importers.load_chunks(path, *, progress=None)`` (the growing session as it is read, the complete
 one last) or ``importers.load`` (just the complete one): any callable of either shape."""
-Analyzer = Callable[..., Any]
+Analyzer = Callable[..., RecoveryPlan]
 """``journal.recovery.analyze(path, *, workspace=None) -> RecoveryPlan`` (wired by the CLI)."""
 
 PAGE, LIST = 0, 1  # loader priorities: a page someone is waiting for goes first
@@ -47,191 +48,6 @@ KEEP_UNVIEWED = 50_000
 bigger ones keep just their summary until a page asks for them."""
 
 
-@dataclass
-class Summary:
-    """One row of the session list."""
-
-    task: str
-    format: str
-    agents: int
-    events: int
-    status: str
-    recovered: bool
-    integrity: str
-    start: float | None
-    end: float | None
-
-    @property
-    def duration(self) -> float | None:
-        return self.end - self.start if self.start is not None and self.end is not None else None
-
-
-@dataclass
-class PlanFinding:
-    """A recovery finding as the Recovery panel shows it."""
-
-    agent: str
-    lsn: int
-    target: str
-    tool: str
-    finding: str
-    action: str
-    detail: str
-
-
-@dataclass
-class RecoveryPlanView:
-    """What ``journal.recovery.analyze`` would do for a crashed run (no side effects)."""
-
-    findings: list[PlanFinding] = field(default_factory=list)
-    brief: str = ""
-    committed_through: int | None = None
-    next_lsn: int | None = None
-    error: str = ""
-
-
-@dataclass
-class Derived:
-    """Views computed once per loaded session, off the event loop."""
-
-    facets: query.Facets
-    files: dict[str, np.ndarray]
-    approvals: list[Approval] | None = None
-    """Filled by the second, slower pass (None until then)."""
-
-
-@dataclass
-class Entry:
-    """A session the viewer can show. ``session`` is None until loaded (or after a failure)."""
-
-    id: str
-    path: Path
-    label: str
-    session: Session | None = None
-    derived: Derived | None = None
-    summary: Summary | None = None
-    plan: RecoveryPlanView | None = None
-    error: str = ""
-    progress: int = 0
-    version: int = 0
-    load_seconds: float = 0.0
-    """Time of the last first pass: the importer plus the views derived for the page."""
-    import_seconds: float = 0.0
-    """The importer's share of it."""
-    loading: bool = False
-    partial: bool = False
-    """``session`` is a snapshot of a first read still in progress (status and integrity pending)."""
-    first_seconds: float = 0.0
-    """Time of the last first pass until the page could show something (a first chunk, or all)."""
-    signature: tuple[Any, ...] = ()
-    last_load: float = 0.0
-    viewed: bool = False
-    """A page asked for this session: keep it in memory."""
-
-
-def entry_id(path: Path) -> str:
-    """A stable, URL-safe id from the resolved path (never the path itself in a URL)."""
-    return hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-
-
-def discover(paths: list[Path], detect: Callable[[Path], Any], *, depth: int = 3) -> list[Path]:
-    """Expand folders of runs into their sessions; keep files and run dirs as given.
-
-    A folder that is itself a session (a run dir) stays one session; any other folder contributes
-    each child that ``detect`` accepts (run dirs, journal files, logs; a file holding several sessions,
-    an Inspect log, as one ``file#part`` per session), and the sessions of its
-    sub-folders down to ``depth`` levels (``walkback demo --dir D`` leaves its run in
-    ``D/runs/demo``). Subagent dirs are never listed on their own: they belong to their parent's
-    session; hidden folders, a run's own parts and git working trees (runs never live in one) are
-    not searched.
-    """
-
-    def below(folder: Path, levels: int) -> list[Path]:
-        found: list[Path] = []
-        try:
-            children = sorted(folder.iterdir())
-        except OSError:
-            return found
-        for child in children:
-            if child.name.startswith(".") or child.name in ("agents", "blobs", "segments"):
-                continue
-            if _accepts(detect, child):
-                found += _sessions(detect, child)
-            elif levels > 1 and child.is_dir() and not child.is_symlink() and not (child / ".git").exists():
-                found += below(child, levels - 1)
-        return found
-
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir() and not _accepts(detect, p):
-            out += below(p, depth)
-        else:
-            out += _sessions(detect, p)
-    seen: set[Path] = set()
-    return [p for p in out if not (p.resolve() in seen or seen.add(p.resolve()))]  # type: ignore[func-returns-value]
-
-
-def _sessions(detect: Callable[[Path], Any], p: Path) -> list[Path]:
-    """``p``, or ``p#part`` for each session of a file that holds several (an Inspect log's samples)."""
-    try:
-        imp = detect(p)
-        parts = imp.parts(p) if isinstance(imp, MultiSession) else []
-    except (WalkbackError, OSError):
-        return [p]
-    return [p.with_name(f"{p.name}{PART}{part}") for part in parts] or [p]
-
-
-def _accepts(detect: Callable[[Path], Any], p: Path) -> bool:
-    try:
-        detect(p)
-    except (WalkbackError, OSError):
-        return False
-    return True
-
-
-def summarize(session: Session) -> Summary:
-    ts = query.columns(session).ts
-    finite = ts[np.isfinite(ts)]
-    return Summary(
-        task=session.task,
-        format=session.format,
-        agents=len(session.agents),
-        events=len(session),
-        status=session.status,
-        recovered=session.recovered,
-        integrity=session.integrity.badge,
-        start=float(finite.min()) if len(finite) else None,
-        end=float(finite.max()) if len(finite) else None,
-    )
-
-
-def plan_view(plan: Any) -> RecoveryPlanView:
-    """Flatten a RecoveryPlan (and its per-child plans) into panel rows."""
-    view = RecoveryPlanView(
-        brief=str(getattr(plan, "brief", "") or ""),
-        committed_through=getattr(plan, "committed_through", None),
-        next_lsn=getattr(plan, "next_lsn", None),
-    )
-    stack = [plan]
-    while stack:
-        p = stack.pop(0)
-        for f in getattr(p, "findings", None) or []:
-            view.findings.append(
-                PlanFinding(
-                    agent=str(getattr(f, "agent", "") or ""),
-                    lsn=int(getattr(f, "lsn", -1)),
-                    target=str(getattr(f, "target", "") or ""),
-                    tool=str(getattr(f, "tool", "") or ""),
-                    finding=str(getattr(f, "finding", "") or ""),
-                    action=str(getattr(f, "action", "") or ""),
-                    detail=str(getattr(f, "detail", "") or ""),
-                )
-            )
-        children = getattr(p, "children", None) or getattr(p, "child_plans", None) or []
-        stack.extend(children.values() if isinstance(children, dict) else children)
-    return view
-
-
 class SessionStore:
     """Entries by id, a loader thread, and the live-follow poller."""
 
@@ -240,7 +56,7 @@ class SessionStore:
         paths: list[Path],
         *,
         loader: Loader,
-        detect: Callable[[Path], Any] | None = None,
+        detect: Detect | None = None,
         workspace: Path | None = None,
         analyzer: Analyzer | None = None,
     ) -> None:
@@ -250,7 +66,7 @@ class SessionStore:
         found = discover(paths, detect) if detect else list(paths)
         self.entries: dict[str, Entry] = {}
         for p in found:
-            e = Entry(id=entry_id(p), path=p, label=_label(p))
+            e = Entry(id=entry_id(p), path=p, label=label(p))
             self.entries.setdefault(e.id, e)
         self._queue: queue.PriorityQueue[tuple[int, int, str]] = queue.PriorityQueue()
         self._seq = itertools.count()
@@ -338,7 +154,7 @@ class SessionStore:
                         continue
                     self._second_pass(entry)
             except Exception as e:  # noqa: BLE001 - one unreadable session must not stop the others
-                _drop_partial(entry)
+                entry.drop_partial()
                 entry.error = f"{entry.path}: cannot be shown: {type(e).__name__}: {e}"
                 entry.loading = False
                 entry.version += 1
@@ -357,10 +173,10 @@ class SessionStore:
         try:
             session = self._read(entry, progress, t0, first=entry.session is None)
             entry.import_seconds = time.perf_counter() - t0
-            derived = Derived(facets=query.facets(session), files=query.file_rows(session))
+            derived = Derived.of(session)
             summary = summarize(session)
         except WalkbackError as e:
-            _drop_partial(entry)
+            entry.drop_partial()
             entry.error = str(e)
             entry.loading = False
             entry.signature = tuple(before.values())
@@ -408,7 +224,7 @@ class SessionStore:
     def _show_partial(entry: Entry, session: Session) -> None:
         """Let pages show ``session`` as it is now, while the loader goes on filling it."""
         snap = session.snapshot()
-        entry.derived = Derived(facets=query.facets(snap), files=query.file_rows(snap))
+        entry.derived = Derived.of(snap)
         entry.summary = summarize(snap)
         entry.session = snap
         entry.partial = True
@@ -422,12 +238,11 @@ class SessionStore:
         derived.approvals = approvals(session)
         if self.analyzer is not None and session.status == "crashed":
             try:
-                plan = self.analyzer(entry.path, workspace=self.workspace)
-                entry.plan = plan_view(plan)
+                entry.analysis = Analysis(plan=self.analyzer(entry.path, workspace=self.workspace))
             except WalkbackError as e:
-                entry.plan = RecoveryPlanView(error=str(e))
+                entry.analysis = Analysis(error=str(e))
             except Exception as e:  # noqa: BLE001 - a failing analysis must not take the viewer down
-                entry.plan = RecoveryPlanView(error=f"recovery analysis failed: {type(e).__name__}: {e}")
+                entry.analysis = Analysis(error=f"recovery analysis failed: {type(e).__name__}: {e}")
         entry.version += 1
 
     # -- live follow --------------------------------------------------------------------------
@@ -462,14 +277,3 @@ class SessionStore:
                 continue
             if self._signature(e) != e.signature:
                 self.request(e, priority=PAGE)
-
-
-def _drop_partial(entry: Entry) -> None:
-    """A first read failed after showing part of the session: show the error instead."""
-    if entry.partial:
-        entry.session = entry.derived = entry.summary = None
-        entry.partial = False
-
-
-def _label(p: Path) -> str:
-    return p.name if p.name != "journal.jsonl" else p.parent.name

@@ -1,54 +1,60 @@
-"""The agent tree: parent and subagents with their spawn step, outcome and event counts."""
+"""The agents: parent and subagents, each with its history (started, spawned, crashed, recovered,
+how it ended) as links to the steps where each happened."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-import numpy as np
-from nicegui import events, ui
-from walkback.timeline.query import columns
+from nicegui import ui
 from walkback.timeline.session import Session
+from walkback.timeline.story import AgentStory
+
+from .common import plural, status_color
+
+COLOURS = {"crashed": "negative", "recovered": "purple", "started": "grey-7", "ended": "grey-7"}
 
 
-def agent_nodes(session: Session) -> list[dict[str, Any]]:
-    """Tree nodes (``id``, ``label``, ``children``) for ``ui.tree``; labels are plain text."""
-    c = columns(session)
-    counts = np.bincount(c.agent, minlength=len(session.table.pool.values)) if c.n else np.zeros(1, np.int64)
-    nodes: dict[str, dict[str, Any]] = {}
-    for a in session.agents.values():
-        code = session.table.pool.find(a.id)
-        n = int(counts[code]) if code is not None and code < len(counts) else 0
-        parts = [a.id, f"{n:,} events"]
-        if a.spawned_by is not None:
-            parts.append(f"spawned at step {a.spawned_by + 1}")
-        if a.outcome:
-            parts.append(a.outcome)
-        elif a.parent is not None:
-            parts.append("no end recorded")
-        nodes[a.id] = {"id": a.id, "label": " · ".join(parts), "children": []}
-    roots: list[dict[str, Any]] = []
-    for a in session.agents.values():
-        parent = nodes.get(a.parent) if a.parent else None
-        (parent["children"] if parent is not None else roots).append(nodes[a.id])
-    return roots
+def agents_panel(session: Session, stories: list[AgentStory], on_pick: Callable[[int], None]) -> None:
+    """One card per agent, children indented under their parent."""
+    by_parent: dict[str | None, list[AgentStory]] = {}
+    for s in stories:
+        parent = s.parent if s.parent in session.agents else None
+        by_parent.setdefault(parent, []).append(s)
+
+    def draw(parent: str | None, depth: int) -> None:
+        for s in by_parent.get(parent, []):
+            _card(session, s, depth, on_pick)
+            draw(s.agent, depth + 1)
+
+    with ui.column().classes("w-full gap-1").mark("agent-tree"):
+        draw(None, 0)
 
 
-def agent_tree(session: Session, on_pick: Callable[[int], None]) -> ui.tree:
-    """Selecting an agent goes to its spawn step (or its first step for the root)."""
-
-    def pick(e: events.ValueChangeEventArguments[Any]) -> None:
-        agent = session.agents.get(str(e.value)) if e.value is not None else None
-        if agent is None:
-            return
-        if agent.spawned_by is not None:
-            on_pick(agent.spawned_by)
-            return
-        code = session.table.pool.find(agent.id)
-        first = np.flatnonzero(columns(session).agent == code)[:1]
-        if len(first):
-            on_pick(int(first[0]))
-
-    tree = ui.tree(agent_nodes(session), node_key="id", label_key="label", on_select=pick)
-    tree.expand()
-    return tree.classes("w-full").mark("agent-tree")
+def _card(session: Session, s: AgentStory, depth: int, on_pick: Callable[[int], None]) -> None:
+    a = session.agents[s.agent]
+    with ui.column().classes("gap-0 wb-agent").style(f"margin-left: {min(depth, 6) * 1.25}rem"):
+        with ui.row().classes("items-center gap-2"):
+            ui.label(s.agent).classes("font-bold").mark("agent-name")
+            if a.label:
+                ui.label(a.label).classes("text-grey-7 text-xs")
+            ui.badge(s.outcome or "—", color=status_color(s.outcome)).mark("agent-outcome")
+            ui.label(plural(s.events, "event")).classes("text-xs text-grey-7")
+            if a.spawned_by is not None:
+                spawn = a.spawned_by
+                ui.button(f"spawned at step {spawn + 1}", on_click=lambda: on_pick(spawn)).props(
+                    "flat dense no-caps size=sm color=primary"
+                )
+        if a.task:
+            ui.label(a.task).classes("text-xs text-grey-8 wb-break")
+        with ui.row().classes("items-center gap-1").mark("agent-history"):
+            for k, m in enumerate(s.moments):
+                if k:
+                    ui.label("→").classes("text-grey-6")
+                b = ui.button(f"{m.what} at step {m.step + 1}", on_click=lambda i=m.step: on_pick(i)).props(
+                    f"flat dense no-caps size=sm color={COLOURS.get(m.what, 'positive')}"
+                )
+                if m.note:
+                    b.tooltip(m.note)
+            if s.moments and s.outcome and s.moments[-1].what != s.outcome:
+                ui.label("→").classes("text-grey-6")
+                ui.label(s.outcome).classes(f"text-sm text-{status_color(s.outcome)}")

@@ -1,7 +1,8 @@
-"""Shared bits: escaped text blocks, status colours, time formatting.
+"""Shared bits: escaped text blocks, status colours, time formatting, plurals.
 
 Everything a journal contains was written by a model, so it is only ever shown through elements
-that render text (labels, badges, table cells): never ``ui.html``, never markdown.
+that render text (labels, badges, table cells, ``text.Lines``), or as markdown with HTML disabled
+(``conversation.markdown``): never raw HTML.
 """
 
 from __future__ import annotations
@@ -65,6 +66,21 @@ def fmt_time(ts: float | None, *, date: bool = False) -> str:
     fmt = "%Y-%m-%d %H:%M:%S" if date else "%H:%M:%S.%f"
     text = datetime.fromtimestamp(ts, UTC).strftime(fmt)
     return text if date else text[:-3]
+
+
+def fmt_when(ts: float | None, *, now: float | None = None) -> str:
+    """A time as people read it: ``Dec 1 22:21:12 UTC`` (the year only when it is not this one)."""
+    if ts is None or (isinstance(ts, float) and math.isnan(ts)):
+        return ""
+    dt = datetime.fromtimestamp(ts, UTC)
+    this_year = datetime.fromtimestamp(now, UTC).year if now is not None else datetime.now(UTC).year
+    fmt = "%b %-d %H:%M:%S UTC" if dt.year == this_year else "%b %-d %Y %H:%M:%S UTC"
+    return dt.strftime(fmt)
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 agent``, ``2 agents``, ``1,000 events``."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def fmt_duration(seconds: float | None) -> str:

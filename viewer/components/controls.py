@@ -26,7 +26,7 @@ class ControlActions:
 class Controls:
     def __init__(self, cursor: ReplayCursor, actions: ControlActions, *, live: bool) -> None:
         self.cursor = cursor
-        with ui.row().classes("items-center gap-1 wb-controls").mark("controls"):
+        with ui.row().classes("items-center gap-0 no-wrap wb-controls").mark("controls"):
             ui.button(icon="first_page", on_click=actions.first).props("flat dense").mark(
                 "step-first"
             ).tooltip("first step")
@@ -49,7 +49,9 @@ class Controls:
                 "steps per second"
             )
             self.jump = (
-                ui.input(placeholder="lsn or agent:lsn (g)").props("dense clearable").classes("w-44 wb-jump")
+                ui.input(placeholder="go to lsn, agent:lsn, #step (g)")
+                .props("dense clearable")
+                .classes("w-48 wb-jump")
             )
             self.jump.mark("jump")
             self.jump.on("keydown.enter", lambda: actions.jump(str(self.jump.value or "")))

@@ -1,25 +1,25 @@
 """The file change panel: pre→post diff (unified or side by side) with hash badges.
 
-Built once; a new change updates texts and badges in place and redraws only the diff, whose lines
-are grouped into one label per run of same-kind lines (a few elements, not one per line).
+Built once; a new change updates texts and badges in place, and the diff is one
+:class:`~.text.Lines` element whose rows change (line numbers, blank lines kept, text never HTML).
 """
 
 from __future__ import annotations
-
-from itertools import groupby
 
 from nicegui import ui
 from walkback.journal.blobs import parse_hash
 from walkback.journal.errors import BlobError
 from walkback.timeline.changes import Badge, ChangeView, side_by_side, unified
 
+from .text import Lines, Row
+
 UNIFIED_CLASS = {"+": "wb-add", "-": "wb-del", "@": "wb-hunk", " ": "wb-ctx"}
 SIDE_CLASS = {
-    "equal": "wb-ctx",
-    "replace": "wb-chg",
-    "delete": "wb-del",
-    "insert": "wb-add",
-    "skip": "wb-hunk",
+    "equal": ("wb-ctx", "wb-ctx"),
+    "replace": ("wb-del", "wb-add"),
+    "delete": ("wb-del", "wb-ctx"),
+    "insert": ("wb-ctx", "wb-add"),
+    "skip": ("wb-hunk", "wb-hunk"),
 }
 MAX_BADGES = 6
 
@@ -74,14 +74,14 @@ class FileChangePanel:
                 ).props("dense no-caps size=sm").mark("diff-mode")
             with ui.row().classes("items-center gap-1 wb-hashes"):
                 self.pre, self.post = HashLink("pre"), HashLink("post")
-            with ui.row().classes("gap-1"):
+                ui.space()
                 self.badges: list[tuple[ui.badge, ui.tooltip]] = []
                 for _ in range(MAX_BADGES):
                     with ui.badge().classes("wb-hash-badge") as b:
                         tip = ui.tooltip()
                     self.badges.append((b, tip))
             self.note = ui.label().classes("text-grey-7")
-            self.diff = ui.column().classes("w-full gap-0")
+            self.diff = Lines().classes("wb-diff w-full").mark("diff")
         self.root.set_visibility(False)
 
     def showing(self, call: int) -> bool:
@@ -118,8 +118,7 @@ class FileChangePanel:
             b.props("outline")
         else:
             b.props(remove="outline")
-        tip.set_text(badge.detail)
-        tip.set_visibility(bool(badge.detail))
+        tip.set_text(badge.detail or badge.label)
 
     def _set_mode(self, mode: str) -> None:
         if mode != self.mode:
@@ -131,42 +130,82 @@ class FileChangePanel:
         view = self.view
         assert view is not None
         fc = view.change
-        self.diff.clear()
         note = ""
+        rows: list[Row] = []
+        split = False
         if view.binary:
             note = "binary content: no text diff (download the blobs above)"
         elif view.too_large:
             note = "too large to diff here (download the blobs above)"
         elif fc.patch and (view.pre_text is None or view.post_text is None):
-            self._runs([(ln[:1] if ln[:1] in "+-@" else " ", ln) for ln in fc.patch.splitlines()])
+            rows = unified_rows([(ln[:1] if ln[:1] in "+-@" else " ", ln) for ln in fc.patch.splitlines()])
         elif view.pre_text is None and view.post_text is None:
             note = "content not recorded"
         elif self.mode == "unified":
-            lines = unified(view)
-            if lines:
-                self._runs(lines)
-            else:
-                note = "no change in content"
+            rows = unified_rows(unified(view))
+            note = "" if rows else "no change in content"
         else:
-            self._side_by_side(view)
+            rows, split = split_rows(side_by_side(view)), True
+        self.diff.show(rows, split=split)
+        self.diff.set_visibility(bool(rows))
         self.note.set_text(note)
         self.note.set_visibility(bool(note))
 
-    def _runs(self, lines: list[tuple[str, str]]) -> None:
-        with self.diff, ui.column().classes("wb-diff w-full gap-0").mark("diff"):
-            for tag, group in groupby(lines, key=lambda t: t[0]):
-                ui.label("\n".join(text for _, text in group)).classes(f"wb-pre {UNIFIED_CLASS[tag]}")
 
-    def _side_by_side(self, view: ChangeView) -> None:
-        rows = side_by_side(view)
-        with self.diff, ui.grid(columns=2).classes("wb-diff wb-split w-full gap-0").mark("diff"):
-            for tag, group in groupby(rows, key=lambda r: r[0]):
-                items = list(group)
-                cls = SIDE_CLASS[tag]
-                if tag == "skip":
-                    ui.label(items[0][1]).classes(f"wb-pre {cls} col-span-2")
-                    continue
-                left_cls = "wb-del" if tag in ("replace", "delete") else cls
-                right_cls = "wb-add" if tag in ("replace", "insert") else cls
-                ui.label("\n".join(r[1] for r in items)).classes(f"wb-pre {left_cls}")
-                ui.label("\n".join(r[2] for r in items)).classes(f"wb-pre {right_cls}")
+def unified_rows(lines: list[tuple[str, str]]) -> list[Row]:
+    """``(tag, line)`` pairs as rows numbered by the post image's lines (pre's for a removed line)."""
+    rows: list[Row] = []
+    old = new = 0
+    for tag, text in lines:
+        if tag == "@":
+            old, new = _hunk_start(text)
+            rows.append([UNIFIED_CLASS["@"], "", text])
+            continue
+        if tag == "-":
+            old += 1
+            rows.append([UNIFIED_CLASS["-"], old, text])
+        elif tag == "+":
+            new += 1
+            rows.append([UNIFIED_CLASS["+"], new, text])
+        else:
+            old, new = old + 1, new + 1
+            rows.append([UNIFIED_CLASS[" "], new, text])
+    return rows
+
+
+def _hunk_start(header: str) -> tuple[int, int]:
+    """``@@ -12,5 +12,6 @@`` → the line numbers before the hunk's first line (11, 11)."""
+    try:
+        parts = header.split()
+        old = int(parts[1].lstrip("-").split(",")[0])
+        new = int(parts[2].lstrip("+").split(",")[0])
+    except (IndexError, ValueError):
+        return 0, 0
+    return max(old - 1, 0), max(new - 1, 0)
+
+
+def split_rows(rows: list[tuple[str, str | None, str | None]]) -> list[Row]:
+    """Side-by-side rows numbered on each side; a folded run of unchanged lines spans both."""
+    out: list[Row] = []
+    left = right = 0
+    for tag, a, b in rows:
+        lcls, rcls = SIDE_CLASS[tag]
+        if tag == "skip":
+            words = (a or "").split()
+            n = int(words[0]) if words and words[0].isdigit() else 0
+            left, right = left + n, right + n
+            out.append([lcls, "", a or "", rcls, "", ""])
+            continue
+        left += a is not None
+        right += b is not None
+        out.append(
+            [
+                lcls if a is not None else "wb-none",
+                left if a is not None else "",
+                a or "",
+                rcls if b is not None else "wb-none",
+                right if b is not None else "",
+                b or "",
+            ]
+        )
+    return out

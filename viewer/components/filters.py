@@ -1,4 +1,5 @@
-"""The filter bar: kind, agent, tool, file, status, text search and "problems only"."""
+"""The filter bar, one line: text search, "problems only", and kind/agent/tool/file/status in a
+menu (its button counts the filters set), so the list and the detail get the height."""
 
 from __future__ import annotations
 
@@ -27,29 +28,36 @@ class FilterBar:
     ) -> None:
         self.query = query
         self.on_change = on_change
-        with ui.column().classes("w-full gap-1 wb-filters").mark("filters"):
-            with ui.row().classes("w-full items-center gap-2 no-wrap"):
-                self.search = ui.input(
-                    placeholder="search raw records (/)", value=query.text, on_change=self._text
-                ).props("dense clearable debounce=400")
-                self.search.classes("grow wb-search").mark("search")
-                self.problems = (
-                    ui.switch("problems only", value=query.problems, on_change=self._problems)
-                    .props("dense")
-                    .mark("problems")
-                )
-                ui.label(f"({facets.problems:,})").classes("text-xs text-grey-7")
-                ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense").mark(
-                    "clear-filters"
-                ).tooltip("clear all filters")
-            with ui.row().classes("w-full gap-1 no-wrap"):
-                self.selects = {
-                    "kinds": self._select("kind", facets.kinds, query.kinds),
-                    "agents": self._select("agent", facets.agents, query.agents),
-                    "tools": self._select("tool", facets.tools, query.tools),
-                    "files": self._select("file", facets.files, query.files),
-                    "statuses": self._select("status", facets.statuses, query.statuses),
-                }
+        with ui.row().classes("w-full items-center gap-2 no-wrap wb-filters").mark("filters"):
+            self.search = ui.input(
+                placeholder="search raw records (/)", value=query.text, on_change=self._text
+            ).props("dense clearable debounce=400 hide-bottom-space")
+            self.search.classes("grow wb-search").mark("search")
+            self.problems = (
+                ui.switch("problems only", value=query.problems, on_change=self._problems)
+                .props("dense")
+                .classes("whitespace-nowrap")
+                .mark("problems")
+            )
+            ui.label(f"({facets.problems:,})").classes("text-xs text-grey-7")
+            with (
+                ui.button(icon="filter_list")
+                .props("flat dense no-caps size=sm")
+                .mark("more-filters") as self.more
+            ):
+                self.more.tooltip("filter by kind, agent, tool, file, status")
+                with ui.menu().props("max-height=70vh"), ui.column().classes("p-2 gap-1 w-80"):
+                    self.selects = {
+                        "kinds": self._select("kind", facets.kinds, query.kinds),
+                        "agents": self._select("agent", facets.agents, query.agents),
+                        "tools": self._select("tool", facets.tools, query.tools),
+                        "files": self._select("file", facets.files, query.files),
+                        "statuses": self._select("status", facets.statuses, query.statuses),
+                    }
+            ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense size=sm").mark(
+                "clear-filters"
+            ).tooltip("clear all filters")
+        self._count()
 
     def _select(self, label: str, pairs: list[tuple[str, int]], selected: frozenset[str]) -> ui.select:
         field = {"kind": "kinds", "agent": "agents", "tool": "tools", "file": "files", "status": "statuses"}[
@@ -62,9 +70,7 @@ class FilterBar:
             value=sorted(selected),
             on_change=lambda e, f=field: self._set(f, e.value),
         )
-        sel.props("dense options-dense use-input input-debounce=200 clearable").classes(
-            "grow min-w-0 wb-select"
-        )
+        sel.props("dense options-dense use-input input-debounce=200 clearable").classes("w-full")
         return sel.mark(f"filter-{label}")
 
     async def _set(self, field: str, value: Any) -> None:
@@ -85,8 +91,13 @@ class FilterBar:
         self.set_query(Query())
         await self._emit(Query())
 
+    def _count(self) -> None:
+        n = sum(bool(getattr(self.query, f)) for f in ("kinds", "agents", "tools", "files", "statuses"))
+        self.more.set_text(str(n) if n else "")
+
     async def _emit(self, query: Query) -> None:
         self.query = query
+        self._count()
         result = self.on_change(query)
         if isawaitable(result):
             await result
@@ -94,6 +105,7 @@ class FilterBar:
     def set_query(self, query: Query) -> None:
         """Show ``query`` (after back/forward) without calling ``on_change``."""
         self.query = query
+        self._count()
         self.search.set_value(query.text)
         self.problems.set_value(query.problems)
         for field, sel in self.selects.items():

@@ -1,58 +1,89 @@
-"""The session header: task, status, integrity badge and counts."""
+"""The session header, one line in the top bar: task, status, integrity, signer, counts.
+
+Details that would take lines of their own (which records are damaged, each bundle check) are in
+the badges' tooltips; the damaged records themselves are rows of the step list.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from nicegui import ui
-from walkback.timeline.query import Facets
 from walkback.timeline.session import Session
 
-from .common import status_color
+from .common import plural, status_color
 
 
 def integrity_color(badge: str) -> str:
     if badge == "chain ok":
         return "positive"
-    if badge == "no hashes":
+    if badge in ("no hashes", "integrity pending"):
         return "grey-7"
     return "negative"
 
 
-def session_header(session: Session, facets: Facets, *, loading: bool = False) -> ui.label | None:
+def integrity_notes(session: Session) -> list[str]:
+    """What the reader found, one line each (the integrity badge's tooltip)."""
+    integ = session.integrity
+    notes = []
+    if integ.torn_tail:
+        t = integ.torn_tail
+        notes.append(
+            f"torn tail: {t.get('bytes', 0)} bytes at offset {t.get('offset', 0)} (its row is the last step)"
+        )
+    for d in integ.corrupt[:5]:
+        notes.append(f"damaged line {d.get('line')} (lsn {d.get('lsn')}): {d.get('reason')}")
+    for d in integ.skipped[:5]:
+        notes.append(f"unreadable {d.get('file')}:{d.get('line')}: {d.get('reason')}")
+    if integ.chain == "ok":
+        notes.append("every record's hash and its link to the previous one check out")
+    elif integ.chain == "absent":
+        notes.append("this source has no hash chain: its records cannot be checked")
+    return notes
+
+
+def verification_badge(v: Any) -> None:
+    """Who signed a bundle and whether every check passed (tooltip: each check)."""
+    if v is None:
+        return
+    keyid = str(getattr(v, "keyid", "") or "")
+    signer = getattr(v, "signer", None) or (f"key {keyid[:16]}" if keyid else "an unknown key")
+    ok = bool(getattr(v, "ok", False))
+    label = f"signed by {signer} · verified" if ok else f"signed by {signer} · verification failed"
+    with ui.badge(label, color="positive" if ok else "negative").mark("verification-badge"):
+        lines = [f"{'✓' if c.ok else '✗'} {c.name}: {c.reason}" for c in getattr(v, "checks", [])]
+        ui.tooltip("\n".join(lines) or "no checks").classes("wb-pre")
+
+
+def session_header(session: Session, *, files: int, problems: int, loading: bool = False) -> ui.label | None:
     """The header; while the session is still being read (``loading``), says so and returns the
     label that counts the events read so far."""
     progress = None
-    with ui.row().classes("items-center gap-3 w-full wb-header").mark("session-header"):
-        ui.label(session.task or "(no task)").classes("text-h6 wb-break").mark("task")
+    with ui.row().classes("items-center gap-2 no-wrap wb-header min-w-0 grow").mark("session-header"):
+        task = session.task or "(no task)"
+        with ui.label(task).classes("wb-task").mark("task"):
+            ui.tooltip(task)
         ui.badge(session.status, color=status_color(session.status)).mark("status")
         if session.recovered:
             ui.badge("recovered", color="purple").mark("recovered")
-        ui.badge(session.integrity.badge, color=integrity_color(session.integrity.badge)).mark("integrity")
+        badge = session.integrity.badge
+        with ui.badge(badge, color=integrity_color(badge)).mark("integrity"):
+            ui.tooltip("\n".join(integrity_notes(session))).classes("wb-pre")
+        verification_badge(session.verification)
         if loading:
-            ui.spinner(size="sm")
+            ui.spinner(size="sm", color="white")
             progress = (
-                ui.label(loading_text(len(session))).classes("text-sm text-warning").mark("loading-progress")
+                ui.label(loading_text(len(session))).classes("text-xs text-amber-2").mark("loading-progress")
             )
         ui.space()
-        files = len(facets.files)
         parts = [
-            f"{len(session):,} events",
-            f"{len(session.agents)} agents",
-            f"{files} files",
-            f"{facets.problems:,} problems",
+            plural(len(session), "event"),
+            plural(len(session.agents), "agent"),
+            plural(files, "file"),
+            plural(problems, "problem"),
             session.format,
         ]
-        ui.label(" · ".join(parts)).classes("text-sm text-grey-8").mark("counts")
-    skipped = session.integrity.skipped
-    corrupt = session.integrity.corrupt
-    if corrupt or skipped or session.integrity.torn_tail:
-        with ui.column().classes("gap-0 text-sm text-negative").mark("integrity-notes"):
-            if session.integrity.torn_tail:
-                t = session.integrity.torn_tail
-                ui.label(f"torn tail: {t.get('bytes', 0)} bytes at offset {t.get('offset', 0)} not shown")
-            for d in corrupt[:5]:
-                ui.label(f"corrupt line {d.get('line')} (lsn {d.get('lsn')}): {d.get('reason')}")
-            for d in skipped[:5]:
-                ui.label(f"skipped {d.get('file')}:{d.get('line')}: {d.get('reason')}")
+        ui.label(" · ".join(parts)).classes("text-xs wb-counts whitespace-nowrap").mark("counts")
     return progress
 
 

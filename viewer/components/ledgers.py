@@ -1,4 +1,4 @@
-"""Tabs that list one thing each: files touched, approvals, recovery decisions."""
+"""Tabs that list one thing each: files changed, approvals."""
 
 from __future__ import annotations
 
@@ -7,14 +7,10 @@ from typing import Any
 
 import numpy as np
 from nicegui import events, ui
-from walkback.timeline.details import Integrity, Recovery
-from walkback.timeline.kinds import KIND_INDEX, PLACEHOLDER
-from walkback.timeline.query import columns
 from walkback.timeline.session import Session
 from walkback.timeline.views import Approval
 
-from ..store import RecoveryPlanView
-from .common import pre
+from .common import fmt_when
 from .step_detail import step_button
 
 MAX_HISTORY = 200
@@ -97,7 +93,7 @@ def approval_rows(session: Session, approvals: list[Approval]) -> list[dict[str,
                 "target": a.target,
                 "decision": a.decision or "unanswered",
                 "approver": a.approver or "",
-                "time": a.time or "",
+                "time": fmt_when(session.event(a.decision_event).ts) if a.decision_event is not None else "",
                 "reason": a.reason or "",
                 "decided": a.decision_event + 1 if a.decision_event is not None else "",
                 "gated": a.gated + 1 if a.gated is not None else "",
@@ -122,98 +118,16 @@ def approvals_panel(
         {"name": "decision", "label": "Decision", "field": "decision", "align": "left", "sortable": True},
         {"name": "approver", "label": "Approver", "field": "approver", "align": "left"},
         {"name": "time", "label": "Time", "field": "time", "align": "left"},
-        {"name": "reason", "label": "Reason", "field": "reason", "align": "left"},
+        {
+            "name": "reason",
+            "label": "Reason",
+            "field": "reason",
+            "align": "left",
+            "classes": "wb-col-reason",
+            "headerClasses": "wb-col-reason",
+        },
         {"name": "gated", "label": "Gated step", "field": "gated"},
     ]
     table = ui.table(columns=cols, rows=approval_rows(session, approvals), row_key="step", pagination=15)
-    table.props(TABLE_PROPS).classes("w-full").mark("approvals-table")
+    table.props(TABLE_PROPS).classes("w-full wb-table").mark("approvals-table")
     _on_row(table, "step", on_pick)
-
-
-# -- recovery -----------------------------------------------------------------------------------
-def recovery_panel(
-    session: Session, plan: RecoveryPlanView | None, analyzer: bool, on_pick: Callable[[int], None]
-) -> None:
-    c = columns(session)
-    records = np.flatnonzero(
-        np.isin(c.kind, [KIND_INDEX["recovery"], KIND_INDEX["integrity"]]) & (c.flags & PLACEHOLDER == 0)
-    )
-    if session.status == "crashed":
-        ui.label("crashed run: what recovery would do now").classes("text-subtitle2")
-        if plan is None:
-            ui.label(
-                "recovery analysis is running …"
-                if analyzer
-                else "recovery analysis is not available in this installation"
-            ).classes("text-grey-7")
-        elif plan.error:
-            ui.label(plan.error).classes("text-negative")
-        else:
-            facts = []
-            if plan.committed_through is not None:
-                facts.append(f"committed through lsn {plan.committed_through}")
-            if plan.next_lsn is not None:
-                facts.append(f"next lsn {plan.next_lsn}")
-            if facts:
-                ui.label(" · ".join(facts)).classes("text-sm")
-            rows = [
-                {
-                    "agent": f.agent,
-                    "lsn": f.lsn,
-                    "target": f.target,
-                    "tool": f.tool,
-                    "finding": f.finding,
-                    "action": f.action,
-                    "detail": f.detail,
-                }
-                for f in plan.findings
-            ]
-            cols = [
-                {"name": k, "label": k, "field": k, "align": "left"}
-                for k in ("agent", "lsn", "target", "tool", "finding", "action", "detail")
-            ]
-            ui.table(columns=cols, rows=rows, row_key="lsn").props(TABLE_PROPS).classes("w-full").mark(
-                "findings"
-            )
-            if plan.brief:
-                ui.label("resume brief").classes("text-xs uppercase text-grey-7")
-                pre(plan.brief).mark("brief")
-    if len(records):
-        ui.label("recovery records in the journal").classes("text-subtitle2")
-        rows = []
-        for i in records[:2000]:
-            ev = session.event(int(i))
-            d = session.detail(int(i))
-            rec = d if isinstance(d, Recovery) else Recovery()
-            note = d.detail or d.what if isinstance(d, Integrity) else rec.detail
-            rows.append(
-                {
-                    "step": int(i) + 1,
-                    "agent": ev.agent,
-                    "type": ev.type,
-                    "ref": "" if ev.ref is None else f"step {ev.ref + 1}",
-                    "target": rec.target or ev.target,
-                    "finding": rec.finding,
-                    "action": rec.action,
-                    "detail": note,
-                }
-            )
-        cols = [
-            {"name": k, "label": k, "field": k, "align": "left"}
-            for k in ("step", "agent", "type", "ref", "target", "finding", "action", "detail")
-        ]
-        table = ui.table(columns=cols, rows=rows, row_key="step").props(TABLE_PROPS).classes("w-full")
-        table.mark("recovery-records")
-        _on_row(table, "step", on_pick)
-        code = session.table.pool.find("recovered")
-        recovered = np.flatnonzero(c.status == code) if code is not None else np.zeros(0, np.int64)
-        if len(recovered):
-            with ui.row().classes("items-center gap-1"):
-                ui.label("recovered commits:")
-                for i in recovered[:50]:
-                    step_button(f"step {int(i) + 1}", int(i), on_pick)
-    if session.brief:
-        ui.label("resume brief (recorded)").classes("text-xs uppercase text-grey-7")
-        pre(session.brief)
-    if session.status != "crashed" and not len(records):
-        ui.label("no crash and no recovery in this session").classes("text-grey-7")

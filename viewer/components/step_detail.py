@@ -1,6 +1,6 @@
-"""Step detail: what one event was, the intent→commit pair with its verification, the raw record.
+"""Step detail: what one event was (content first), the intent→commit pair, the raw record folded.
 
-The panel is built once and updated in place on every step (texts, colours, visibility): creating
+The panel is built once and updated in place on every step (texts, props, visibility): creating
 NiceGUI elements is what costs time, so stepping creates none unless a file change is shown.
 """
 
@@ -15,15 +15,30 @@ import numpy as np
 from nicegui import ui
 from walkback.journal.errors import WalkbackError
 from walkback.timeline.changes import ChangeView, change_view
-from walkback.timeline.details import AgentSpawn, Detail, Integrity, ToolResult
+from walkback.timeline.details import (
+    AgentSpawn,
+    Detail,
+    Integrity,
+    Message,
+    ModelResult,
+    ToolCall,
+    ToolResult,
+)
+from walkback.timeline.kinds import PLACEHOLDER
 from walkback.timeline.query import columns
 from walkback.timeline.session import Session
+from walkback.timeline.story import lsn_is_shared, where
 
-from .common import as_text, fmt_time, pre, status_color
+from .common import as_text, fmt_when, status_color
+from .conversation import prose_html
 from .file_change import FileChangePanel
+from .text import Fields, flatten
 
-MAX_FIELDS = 40
-KEY_WIDTH = 14
+MAX_FIELDS = 60
+SHOWN_ELSEWHERE = {"kind", "text", "thinking"}
+"""Fields the panel shows above the list (a message's text as markdown, its thinking folded)."""
+IN_THE_DIFF = {"edit.pre_text", "edit.post_text"}
+"""A file change's whole images: the diff shows them (and the blobs download them)."""
 
 
 @dataclass
@@ -40,17 +55,15 @@ def step_button(label: str, index: int, on_pick: Callable[[int], None]) -> ui.bu
     return ui.button(label, on_click=lambda: on_pick(index)).props("flat dense no-caps size=sm color=primary")
 
 
-def fields_text(detail: Detail) -> str:
-    """The event's content as aligned ``key  value`` lines (the fields its detail sets)."""
-    fields = [(k, v) for k, v in detail.model_dump(exclude_defaults=True).items() if k != "kind"]
-    lines = []
-    for k, v in fields[:MAX_FIELDS]:
-        pad = " " * max(KEY_WIDTH - len(k), 1)
-        value = as_text(v).replace("\n", "\n" + " " * (max(KEY_WIDTH, len(k) + 1)))
-        lines.append(f"{k}{pad}{value}")
-    if len(fields) > MAX_FIELDS:
-        lines.append(f"… {len(fields) - MAX_FIELDS} more fields in the raw record")
-    return "\n".join(lines)
+def field_pairs(detail: Detail) -> list[tuple[str, Any]]:
+    """The fields the detail sets, nested ones as dotted keys (each string shown as text)."""
+    data = {k: v for k, v in detail.model_dump(exclude_defaults=True).items() if k not in SHOWN_ELSEWHERE}
+    if isinstance(detail, ToolCall):
+        data.pop("name", None)  # in the "what" line
+    pairs = [(k, v) for k, v in flatten(data) if k not in IN_THE_DIFF]
+    if len(pairs) > MAX_FIELDS:
+        pairs = pairs[:MAX_FIELDS] + [("…", f"{len(pairs) - MAX_FIELDS} more fields in the raw record")]
+    return pairs
 
 
 def _outcome(detail: Detail) -> tuple[str, str]:
@@ -60,26 +73,41 @@ def _outcome(detail: Detail) -> tuple[str, str]:
     return "", ""
 
 
+def _prose(detail: Detail) -> tuple[str, str]:
+    """A message's (or a model answer's) text and thinking."""
+    if isinstance(detail, Message):
+        return detail.text, detail.thinking
+    if isinstance(detail, ModelResult):
+        return detail.text, ""
+    return "", ""
+
+
 class StepDetail:
     """One step's detail; :meth:`show` only changes texts unless the file change differs."""
 
     def __init__(self, session: Session, ctx: DetailContext) -> None:
         self.session = session
         self.ctx = ctx
+        self.shared = lsn_is_shared(session)
         self.targets: list[int | None] = [None, None]
         with ui.column().classes("w-full gap-2").mark("step-detail") as self.root:
-            with ui.row().classes("items-center gap-2"):
-                self.title = ui.label().classes("text-lg font-bold").mark("detail-step")
+            with ui.row().classes("items-center gap-2 w-full no-wrap"):
+                self.title = ui.label().classes("text-base font-bold whitespace-nowrap").mark("detail-step")
                 self.kind = ui.label().classes("wb-kind")
-                self.type = ui.label().classes("text-grey-7 font-mono")
+                self.type = ui.label().classes("text-grey-7 font-mono text-xs")
                 self.status = ui.badge().classes("wb-status")
-            self.meta = ui.label().classes("text-sm text-grey-8")
-            self.what = ui.label().classes("font-mono wb-break")
-            with ui.card().tight().classes("w-full wb-pair").mark("pair"):
+                self.badge = ui.badge(color="negative").mark("verify-badge")
+                self.meta = ui.label().classes("text-xs text-grey-8 wb-ellipsis")
+            self.what = ui.label().classes("font-mono wb-break text-sm").mark("detail-what")
+            self.damage = ui.label().classes("text-negative text-sm wb-break").mark("damage")
+            self.changes = FileChangePanel(ctx.sid)
+            self.prose = ui.html("", sanitize=True).classes("wb-md w-full").mark("prose")
+            self.fields = Fields().classes("w-full").mark("fields")
+            with ui.card().tight().classes("w-full wb-pair").mark("pair") as self.pair_card:
                 with ui.column().classes("p-2 gap-1"):
                     self.pair_head = ui.label().classes("text-xs uppercase text-grey-7")
                     with ui.row().classes("items-center gap-2"):
-                        self.pair_line = ui.label().classes("font-mono wb-break")
+                        self.pair_line = ui.label().classes("font-mono wb-break text-sm")
                         self.pair_status = ui.badge()
                         self.links = [
                             ui.button(on_click=lambda: self._go(0))
@@ -90,15 +118,14 @@ class StepDetail:
                             .mark("pair-link-2"),
                         ]
                     self.verify = ui.label().classes("text-sm").mark("verification")
-                    self.error = pre("").classes("text-negative")
-            self.fields = pre("").classes("wb-fields").mark("fields")
+                    self.error = ui.label().classes("wb-pre text-negative")
             with ui.expansion().classes("w-full wb-raw").mark("raw-record") as self.raw_box:
-                self.raw = pre("")
-        self.changes = FileChangePanel(ctx.sid)
+                self.raw = ui.label().classes("wb-pre")
 
     def set_session(self, session: Session, ctx: DetailContext) -> None:
         self.session = session
         self.ctx = ctx
+        self.shared = lsn_is_shared(session)
         self.changes.forget()
 
     def _go(self, k: int) -> None:
@@ -120,25 +147,47 @@ class StepDetail:
             self.changes.show(None)
             return
         ev = s.event(i)
-        raw = _raw(s, i)
         detail = _detail(s, i)
         self.title.set_text(f"Step {i + 1}")
-        self.kind.set_text(ev.kind)
+        self.kind.set_text(ev.kind.replace("_", " "))
         self.type.set_text(ev.type)
         _badge(self.status, ev.status)
-        meta = [f"agent {ev.agent}"]
-        if ev.lsn is not None:
-            meta.append(f"lsn {ev.lsn}")
-        if ev.ts is not None:
-            meta.append(fmt_time(ev.ts, date=True) + fmt_time(ev.ts)[8:] + " UTC")
+        meta = [m for m in (where(s, i, shared=self.shared) or ev.agent, fmt_when(ev.ts)) if m]
         self.meta.set_text(" · ".join(meta))
         self.what.set_text(" ".join(x for x in (ev.tool, ev.target) if x))
         self.what.set_visibility(bool(ev.tool or ev.target))
-        self._pair(i, ev.kind, ev.ref, detail)
-        self.fields.set_text(fields_text(detail))
-        self.raw_box.set_text(f"Raw record — {s.where(i)}")
-        self.raw.set_text(as_text(raw))
+        self._damage(i, ev.flags, detail)
         self.changes.show(self._change(i, ev.kind, ev.ref))
+        text, thinking = _prose(detail)
+        self.prose.set_content(prose_html(text, thinking) if (text or thinking) else "")
+        self.prose.set_visibility(bool(text or thinking))
+        self.fields.show(field_pairs(detail))
+        self._pair(i, ev.kind, ev.ref, detail)
+        self.raw_box.set_text(f"Raw record — {s.where(i)}")
+        self.raw.set_text(as_text(_raw(s, i)))
+
+    def _damage(self, i: int, flags: int, detail: Detail) -> None:
+        """A placeholder's reason, a bundle's damage at this step, a redacted line."""
+        notes: list[str] = []
+        if flags & PLACEHOLDER and isinstance(detail, Integrity):
+            reason = detail.reason or detail.what
+            notes.append(f"This record could not be read: {reason}. Its raw text is below.")
+        v = self.session.verification
+        bad = getattr(v, "damage", None) if v is not None else None
+        here = bad is not None and getattr(bad, "event", None) == i
+        self.badge.set_visibility(here)
+        if here:
+            self.badge.set_text("bundle check failed here")
+            notes.append(f"{bad.name}: {bad.reason} (at {bad.at})")
+        redaction = _redaction(self.session, i)
+        if redaction is not None:
+            notes.append(
+                "This line was redacted before signing ("
+                + ", ".join(map(str, redaction.get("rules", [])))
+                + f"); its hash: sha256 leaf {redaction.get('leaf', '')}"
+            )
+        self.damage.set_text("\n".join(notes))
+        self.damage.set_visibility(bool(notes))
 
     def _change(self, i: int, kind: str, ref: int | None) -> ChangeView | None:
         call = i if kind == "tool_call" else (ref if kind == "tool_result" and ref is not None else None)
@@ -147,14 +196,17 @@ class StepDetail:
         if self.changes.showing(call):
             return self.changes.view
         target = self.session.event(call).target
-        return change_view(
-            self.session, call, history=self.ctx.files.get(target), workspace=self.ctx.workspace
-        )
+        try:
+            return change_view(
+                self.session, call, history=self.ctx.files.get(target), workspace=self.ctx.workspace
+            )
+        except (OSError, ValueError, WalkbackError):
+            return None
 
     def _pair(self, i: int, kind: str, ref: int | None, detail: Detail) -> None:
         s = self.session
         done = s.completion_of(i)
-        head, line, status, error, verify = "no paired record", "", None, "", ""
+        head, line, status, error, verify = "", "", None, "", ""
         links: list[tuple[str | None, int | None]] = [(None, None), (None, None)]
         if kind == "tool_call":
             head = "intent → commit"
@@ -186,6 +238,7 @@ class StepDetail:
             line = f"{child}" if first is not None else "child journal not found"
             if first is not None:
                 links[0] = (f"its first step: {first + 1}", first)
+        self.pair_card.set_visibility(bool(head))
         self.pair_head.set_text(head)
         self.pair_line.set_text(line)
         self.pair_status.set_visibility(status is not None)
@@ -205,6 +258,21 @@ class StepDetail:
             return None
         first = np.flatnonzero(columns(self.session).agent == code)[:1]
         return int(first[0]) if len(first) else None
+
+
+def _redaction(session: Session, i: int) -> dict[str, Any] | None:
+    """The redaction of event ``i``'s line when the session came from a bundle that redacted it."""
+    v = session.verification
+    folder = getattr(v, "folder", None)
+    if v is None or folder is None or not session.sources:
+        return None
+    ev = session.event(i)
+    try:
+        name = Path(ev.source).relative_to(folder).as_posix()
+    except ValueError:
+        return None
+    found = v.redacted(name, ev.line)
+    return found if isinstance(found, dict) else None
 
 
 def _badge(badge: ui.badge, status: str) -> None:

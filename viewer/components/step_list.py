@@ -1,7 +1,8 @@
 """The step list: one page of the filtered events at a time, so a million events cost one page.
 
 Only the visible page (``PAGE_SIZE`` rows) is ever sent to the browser; the current step's page
-follows the cursor, and the pager can browse away from it.
+follows the cursor, and the pager can browse away from it. A crash, which leaves no record of its
+own, is a row between the last step before it and the first one after (it is not a step).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from nicegui import events, ui
 from walkback.journal.errors import WalkbackError
 from walkback.timeline.session import Session
+from walkback.timeline.story import Crash, lsn_is_shared, where
 from walkback.timeline.summary import summary
 
 from ..cursor import ReplayCursor
@@ -22,9 +24,15 @@ PAGE_SIZE = 50
 SUMMARY_CHARS = 90
 COLUMNS = [
     {"name": "step", "label": "Step", "field": "step", "align": "right"},
-    {"name": "lsn", "label": "lsn", "field": "lsn", "align": "right"},
-    {"name": "time", "label": "Time", "field": "time", "align": "left"},
-    {"name": "agent", "label": "Agent", "field": "agent", "align": "left"},
+    {"name": "where", "label": "lsn", "field": "where", "align": "left", "classes": "wb-col-where"},
+    {
+        "name": "time",
+        "label": "Time",
+        "field": "time",
+        "align": "left",
+        "classes": "wb-col-time",
+        "headerClasses": "wb-col-time",
+    },
     {"name": "kind", "label": "Kind", "field": "kind", "align": "left"},
     {"name": "status", "label": "Status", "field": "status", "align": "left"},
     {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
@@ -40,33 +48,47 @@ HIGHLIGHT_JS = (
     " box.scrollTop += r.top - b.top - box.clientHeight / 2; }, 0)"
 )
 """Moves the current-row highlight and scrolls the list (never the page); only integers are interpolated."""
-ROW_CLASS_JS = "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem' : '')"
+ROW_CLASS_JS = (
+    "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem ' : '')"
+    " + (row.crash ? 'wb-crash' : '')"
+)
+
 
 class StepList:
     """A table of one page of ``cursor.view`` plus a pager."""
 
     def __init__(
-        self, session: Session, cursor: ReplayCursor, on_pick: Callable[[int], None], problems: np.ndarray
+        self,
+        session: Session,
+        cursor: ReplayCursor,
+        on_pick: Callable[[int], None],
+        problems: np.ndarray,
+        crashes: list[Crash],
     ):
         self.session = session
         self.cursor = cursor
         self.on_pick = on_pick
         self.problems = problems
+        self.crashes = crashes
+        self.shared = lsn_is_shared(session)
         self.page = 1
         self._page_rows: list[dict[str, Any]] = []
         self._page_key: tuple[int, int, int] | None = None
         self.count = ui.label().classes("text-xs text-grey-7").mark("step-count")
-        self.table = ui.table(columns=COLUMNS, rows=[], row_key="step").props("dense flat wrap-cells=false")
+        columns = [dict(c, label="agent:lsn") if c["name"] == "where" and self.shared else c for c in COLUMNS]
+        self.table = ui.table(columns=columns, rows=[], row_key="key").props("dense flat wrap-cells=false")
         self.table.classes("w-full wb-steps").mark("step-list")
         self.table.props[":table-row-class-fn"] = ROW_CLASS_JS
-        self.table.on("rowClick", self._row_click, args=[[], ["step"], None])
+        self.table.on("rowClick", self._row_click, args=[[], ["step", "goto"], None])
         self.pager = ui.pagination(1, 1, direction_links=True, on_change=self._paged)
         self.pager.props("max-pages=7 boundary-numbers size=sm").mark("step-pager")
         self.follow_cursor()
 
-    def set_session(self, session: Session, problems: np.ndarray) -> None:
+    def set_session(self, session: Session, problems: np.ndarray, crashes: list[Crash]) -> None:
         self.session = session
         self.problems = problems
+        self.crashes = crashes
+        self.shared = lsn_is_shared(session)
         self._page_key = None
 
     @property
@@ -85,7 +107,8 @@ class StepList:
         key = (id(view), len(view), self.page)
         cur = self.cursor.index + 1
         if key != self._page_key:  # a new page: read its records and send them
-            self._page_rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
+            rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
+            self._page_rows = self._with_crashes(view, lo, rows)
             self._page_key = key
             self.table.rows = [{**r, "cur": r["step"] == cur} for r in self._page_rows]
         # the highlight moves in the browser; rows are only re-sent for a new page
@@ -103,6 +126,44 @@ class StepList:
             )
         self.count.set_text(where)
 
+    def _with_crashes(self, view: np.ndarray, lo: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Put a crash row after the last shown step before each crash on this page."""
+        if not rows or not self.crashes:
+            return rows
+        out: list[dict[str, Any]] = []
+        crashes = sorted(self.crashes, key=lambda c: c.after)
+        before = int(view[lo - 1]) if lo > 0 else -1  # the last step of the previous page
+        k = 0
+        for r in rows:
+            i = r["step"] - 1
+            while k < len(crashes) and crashes[k].after < i:
+                if crashes[k].after >= before:
+                    out.append(self._crash_row(crashes[k]))
+                k += 1
+            out.append(r)
+            before = i
+        last_page = lo + len(rows) >= len(view)
+        while last_page and k < len(crashes):
+            if crashes[k].after >= before:
+                out.append(self._crash_row(crashes[k]))
+            k += 1
+        return out
+
+    def _crash_row(self, crash: Crash) -> dict[str, Any]:
+        goto = (crash.running[0] if crash.running else crash.after) + 1
+        return {
+            "key": f"crash-{crash.after}",
+            "step": "",
+            "where": "",
+            "time": "",
+            "kind": "crash",
+            "status": "recovered" if crash.resumed is not None else "crashed",
+            "what": crash.text(self.session),
+            "problem": True,
+            "crash": True,
+            "goto": goto,
+        }
+
     def _row(self, i: int) -> dict[str, Any]:
         ev = self.session.event(i)
         try:
@@ -110,11 +171,11 @@ class StepList:
         except WalkbackError as e:
             what = f"(unreadable: {e.message})"
         return {
+            "key": i + 1,
             "step": i + 1,
-            "lsn": "" if ev.lsn is None else ev.lsn,
-            "time": fmt_time(ev.ts),
-            "agent": ev.agent,
-            "kind": ev.kind,
+            "where": where(self.session, i, shared=self.shared),
+            "time": fmt_time(ev.ts)[:8],
+            "kind": ev.kind.replace("_", " "),
             "status": ev.status,
             "what": what,
             "problem": bool(self.problems[i]) if i < len(self.problems) else False,
@@ -126,6 +187,6 @@ class StepList:
 
     def _row_click(self, e: events.GenericEventArguments) -> None:
         row = e.args[1] if isinstance(e.args, list) and len(e.args) > 1 else None
-        step = row.get("step") if isinstance(row, dict) else None
+        step = row.get("step") or row.get("goto") if isinstance(row, dict) else None
         if isinstance(step, int) and 1 <= step <= len(self.session):
             self.on_pick(step - 1)

@@ -1,50 +1,76 @@
-"""The plotly timeline: one lane per agent, one colour per kind, spawns, crash and recovery marks.
+"""The plotly timeline: one lane per agent, a few kinds of marks that look different, the crashes.
 
-Big sessions are decimated on the server (at most :data:`MAX_POINTS` markers; problems, spawns and
-recovery records are always kept), and zooming in fetches the events of the visible range.
+Kinds are grouped into categories with their own colour, symbol and row within the lane (calls,
+results, model, messages ...), so marks that share a time do not pile on one spot; the x axis is
+time or the step number. Up to :data:`MAX_MARKERS` events in view are drawn one by one, with a
+hover that says step, kind, agent:lsn, tool and target; beyond that each lane shows the density
+of events, and problems, recovery records, spawns and damaged records are still drawn one by one.
+Zooming in fetches the events of the visible range. The legend is a row of chips above the chart
+(plotly's own legend, mode bar and tips are off: they covered the axis and the header).
 """
 
 from __future__ import annotations
 
 import html
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import orjson
 from nicegui import events, ui
-from walkback.timeline.kinds import KIND_INDEX, KINDS
+from walkback.timeline.kinds import KIND_INDEX, KINDS, PLACEHOLDER
 from walkback.timeline.query import columns, problems_mask
 from walkback.timeline.session import Session
+from walkback.timeline.story import Crash, lsn_is_shared
 
-MAX_POINTS = 12_000
-KIND_COLORS = {
-    "run_start": "#4b5563",
-    "plan": "#0ea5e9",
-    "message": "#64748b",
-    "model_call": "#8b5cf6",
-    "model_result": "#a78bfa",
-    "tool_call": "#2563eb",
-    "tool_result": "#16a34a",
-    "approval_request": "#f59e0b",
-    "approval_decision": "#d97706",
-    "agent_spawn": "#0d9488",
-    "agent_end": "#14b8a6",
-    "checkpoint": "#78716c",
-    "test_result": "#65a30d",
-    "recovery": "#c026d3",
-    "compaction": "#94a3b8",
-    "branch": "#94a3b8",
-    "integrity": "#dc2626",
-    "run_end": "#111827",
-    "other": "#9ca3af",
-}
-ALWAYS = ("agent_spawn", "agent_end", "recovery", "integrity", "run_start", "run_end")
+MAX_MARKERS = 3000
+DENSITY_BINS = 240
+HOVER_CHARS = 70
+
+
+@dataclass(frozen=True)
+class Category:
+    label: str
+    colour: str
+    symbol: str
+    row: float
+    """Offset from the lane's centre (so categories do not overlap at shared times)."""
+    kinds: tuple[str, ...]
+
+
+CATEGORIES = (
+    Category("tool call", "#0072B2", "circle", 0.22, ("tool_call",)),
+    Category("tool result", "#56B4E9", "circle-open", 0.22, ("tool_result",)),
+    Category("model", "#CC79A7", "diamond", -0.05, ("model_call", "model_result")),
+    Category("message", "#6B7280", "square", -0.05, ("message",)),
+    Category("approval", "#E69F00", "star", 0.08, ("approval_request", "approval_decision")),
+    Category("agent", "#009E73", "triangle-right", -0.2, ("agent_spawn", "agent_end")),
+    Category("checkpoint / test", "#8C6D1F", "square-open", -0.2, ("checkpoint", "test_result")),
+    Category("recovery", "#D55E00", "x", 0.08, ("recovery",)),
+    Category("damage / error", "#DC2626", "x-thin-open", 0.08, ("integrity", "error")),
+    Category(
+        "run",
+        "#111827",
+        "line-ns-open",
+        -0.32,
+        ("run_start", "run_end", "plan", "compaction", "branch", "other"),
+    ),
+)
+CATEGORY_OF = np.zeros(len(KINDS), dtype=np.int64)
+for _k, _cat in enumerate(CATEGORIES):
+    for _kind in _cat.kinds:
+        CATEGORY_OF[KIND_INDEX[_kind]] = _k
+ROW_OF = np.array([c.row for c in CATEGORIES])
+ALWAYS = np.array([KIND_INDEX[k] for k in ("agent_spawn", "agent_end", "recovery", "integrity", "error")])
 CLICK_JS = "(e) => emit({s: e.points && e.points.length ? e.points[0].customdata : null})"
 RELAYOUT_JS = (
     "(e) => emit({x0: e['xaxis.range[0]'] ?? null, x1: e['xaxis.range[1]'] ?? null,"
     " auto: !!e['xaxis.autorange']})"
 )
+CONFIG = {"displayModeBar": False, "showTips": False, "doubleClick": "reset", "responsive": True}
+CRASH = "#DC2626"
 
 
 def _plot_text(value: str) -> str:
@@ -53,12 +79,13 @@ def _plot_text(value: str) -> str:
 
 
 class Axis:
-    """Where each event sits: x (time in ms, or the step number when times are missing), lane."""
+    """Where each event sits: x (time in ms, or the step number), lane and row within it."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, by_step: bool = False) -> None:
         c = columns(session)
         self.n = c.n
-        self.use_time = bool(c.n) and bool(np.isfinite(c.ts).all())
+        self.has_time = bool(c.n) and bool(np.isfinite(c.ts).all())
+        self.use_time = self.has_time and not by_step
         self.x = c.ts * 1000.0 if self.use_time else np.arange(1, c.n + 1, dtype=np.float64)
         vals = session.table.pool.values
         present = [int(a) for a in np.unique(c.agent)] if c.n else []
@@ -70,57 +97,116 @@ class Axis:
             code = session.table.pool.find(name)
             if code is not None:
                 lane_of[code] = k
-        self.y = lane_of[c.agent] if c.n else np.zeros(0)
+        self.lane = lane_of[c.agent] if c.n else np.zeros(0)
+        self.y = self.lane + ROW_OF[CATEGORY_OF[c.kind]] if c.n else np.zeros(0)
 
     def at(self, i: int) -> float:
         return float(self.x[i])
 
 
-def _decimate(rows: np.ndarray, budget: int) -> np.ndarray:
-    if len(rows) <= budget:
-        return rows
-    pick = np.linspace(0, len(rows) - 1, num=max(budget, 2)).astype(np.int64)
-    return rows[np.unique(pick)]
+def hover_texts(session: Session, rows: np.ndarray) -> list[str]:
+    """``step 13 · recovery · auth:7<br>run_command python -m …`` from the event table (no parsing)."""
+    t = session.table
+    vals = t.pool.values
+    shared = lsn_is_shared(session)
+    out = []
+    for i in map(int, rows):
+        lsn = t.lsn[i]
+        agent = vals[t.agent[i]]
+        who = (f"{agent}:{lsn}" if shared else f"lsn {lsn}") if lsn >= 0 else agent
+        head = f"step {i + 1} · {KINDS[t.kind[i]].replace('_', ' ')} · {who}"
+        status = vals[t.status[i]]
+        if status:
+            head += f" · {status}"
+        what = " ".join(p for p in (vals[t.tool[i]], vals[t.target[i]]) if p)
+        if len(what) > HOVER_CHARS:
+            what = what[: HOVER_CHARS - 1] + "…"
+        out.append(_plot_text(head) + ("<br>" + _plot_text(what) if what else ""))
+    return out
 
 
-def traces(session: Session, axis: Axis, x_range: tuple[float, float] | None = None) -> list[dict[str, Any]]:
-    """One scattergl trace per kind, decimated to the point budget within ``x_range``."""
+def traces(
+    session: Session, axis: Axis, x_range: tuple[float, float] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """The traces within ``x_range``, and whether they show density (too many events to draw)."""
     c = columns(session)
     in_range = np.ones(c.n, dtype=bool)
     if x_range is not None:
         in_range = (axis.x >= x_range[0]) & (axis.x <= x_range[1])
-    keep = problems_mask(session) & in_range
-    counts = np.bincount(c.kind[in_range], minlength=len(KINDS))
-    total = int(counts.sum()) or 1
+    problem = problems_mask(session) | (c.flags & PLACEHOLDER != 0)
+    dense = int(in_range.sum()) > MAX_MARKERS
     out: list[dict[str, Any]] = []
-    for k, name in enumerate(KINDS):
-        if not counts[k]:
-            continue
-        rows = np.flatnonzero((c.kind == k) & in_range)
-        if name not in ALWAYS:
-            budget = max(50, int(MAX_POINTS * counts[k] / total))
-            rows = np.union1d(_decimate(rows, budget), np.flatnonzero(keep & (c.kind == k))[:MAX_POINTS])
-        big = name in ("recovery", "integrity", "agent_spawn")
+    if dense:
+        out.append(_density(axis, in_range))
+        keep = in_range & (problem | np.isin(c.kind, ALWAYS))
+        picked = np.flatnonzero(keep)[:MAX_MARKERS]
+    else:
+        picked = np.flatnonzero(in_range)
+    cats = CATEGORY_OF[c.kind[picked]]
+    for k, cat in enumerate(CATEGORIES):
+        rows = picked[cats == k]
+        if len(rows):
+            out.append(_markers(session, axis, rows, cat))
+    bad = picked[problem[picked]]
+    if len(bad):
         out.append(
             {
                 "type": "scattergl",
                 "mode": "markers",
-                "name": name,
-                "x": axis.x[rows],
-                "y": axis.y[rows],
-                "customdata": rows + 1,
-                "marker": {
-                    "color": KIND_COLORS.get(name, "#9ca3af"),
-                    "size": 11 if big else 7,
-                    "symbol": "x" if name in ("recovery", "integrity") else "circle",
-                },
-                "hovertemplate": f"step %{{customdata}}<extra>{name}</extra>",
+                "name": "problem",
+                "x": axis.x[bad],
+                "y": axis.y[bad],
+                "customdata": bad + 1,
+                "text": hover_texts(session, bad),
+                "hovertemplate": "%{text}<extra></extra>",
+                "marker": {"color": "rgba(0,0,0,0)", "size": 14, "line": {"color": CRASH, "width": 2}},
             }
         )
     spawn = spawn_lines(session, axis)
     if spawn is not None:
         out.append(spawn)
-    return out
+    return out, dense
+
+
+def _markers(session: Session, axis: Axis, rows: np.ndarray, cat: Category) -> dict[str, Any]:
+    return {
+        "type": "scattergl",
+        "mode": "markers",
+        "name": cat.label,
+        "x": axis.x[rows],
+        "y": axis.y[rows],
+        "customdata": rows + 1,
+        "text": hover_texts(session, rows),
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {
+            "color": cat.colour,
+            "size": 10 if cat.label in ("recovery", "damage / error", "agent") else 7,
+            "symbol": cat.symbol,
+            "line": {"color": cat.colour, "width": 1.5},
+        },
+    }
+
+
+def _density(axis: Axis, in_range: np.ndarray) -> dict[str, Any]:
+    """Events per lane and time bin, as a heatmap under the marks."""
+    xs = axis.x[in_range]
+    lanes = axis.lane[in_range].astype(np.int64)
+    lo, hi = float(xs.min()), float(xs.max())
+    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, DENSITY_BINS + 1)
+    z = np.zeros((len(axis.lanes), DENSITY_BINS), dtype=np.int64)
+    idx = np.clip(np.searchsorted(edges, xs, side="right") - 1, 0, DENSITY_BINS - 1)
+    np.add.at(z, (lanes, idx), 1)
+    return {
+        "type": "heatmap",
+        "name": "density",
+        "x": (edges[:-1] + edges[1:]) / 2,
+        "y": np.arange(len(axis.lanes), dtype=np.float64),
+        "z": np.where(z > 0, z, np.nan).astype(np.float64),
+        "colorscale": [[0, "#dbeafe"], [1, "#1e3a8a"]],
+        "showscale": False,
+        "hovertemplate": "%{z:,} events here (zoom in to see them)<extra></extra>",
+        "zsmooth": False,
+    }
 
 
 def spawn_lines(session: Session, axis: Axis) -> dict[str, Any] | None:
@@ -148,80 +234,73 @@ def spawn_lines(session: Session, axis: Axis) -> dict[str, Any] | None:
         "name": "spawn",
         "x": xs,
         "y": ys,
-        "line": {"color": "#0d9488", "dash": "dot", "width": 1.5},
+        "line": {"color": "#009E73", "dash": "dot", "width": 1.2},
         "hoverinfo": "skip",
     }
 
 
-def marks(session: Session, axis: Axis) -> list[tuple[float, str, str]]:
-    """``(x, label, colour)`` of the crash and recovery moments."""
-    c = columns(session)
-    out: list[tuple[float, str, str]] = []
-    if not c.n:
-        return out
-    repairs = np.flatnonzero(np.isin(c.kind, [KIND_INDEX["recovery"], KIND_INDEX["integrity"]]))
-    if len(repairs):
-        first = int(repairs[0])
-        if first > 0:
-            out.append((axis.at(first - 1), "crash", "#dc2626"))
-        out.append((axis.at(first), "recovery", "#c026d3"))
-    if session.status == "crashed":
-        out.append((axis.at(c.n - 1), "crash", "#dc2626"))
-    if session.integrity.torn_tail:
-        out.append((axis.at(c.n - 1), "torn tail", "#dc2626"))
-    return out
-
-
-def layout(
-    session: Session,
-    axis: Axis,
-    current: int | None,
-    fixed: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
-) -> dict[str, Any]:
-    """The layout; ``fixed`` (from :func:`mark_shapes`) saves recomputing the crash/recovery marks."""
-    shapes, notes = fixed if fixed is not None else mark_shapes(session, axis)
-    shapes = list(shapes)
-    if current is not None and current < axis.n:
-        shapes.append(_vline(axis.at(current), "#111827", "solid"))
-    return {
-        "height": max(160, 70 + 26 * len(axis.lanes)),
-        "margin": {"l": 110, "r": 10, "t": 22, "b": 28},
-        "showlegend": True,
-        "legend": {"orientation": "h", "y": -0.25, "font": {"size": 10}},
-        "uirevision": "keep",
-        "hovermode": "closest",
-        "xaxis": {"type": "date" if axis.use_time else "linear", "title": None},
-        "yaxis": {
-            "tickvals": list(range(len(axis.lanes))),
-            "ticktext": [_plot_text(a) for a in axis.lanes],
-            "range": [-0.6, len(axis.lanes) - 0.4],
-            "fixedrange": True,
-        },
-        "shapes": shapes,
-        "annotations": notes,
-    }
-
-
-def mark_shapes(session: Session, axis: Axis) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Dashed lines and labels for the crash and recovery moments."""
+def crash_marks(
+    session: Session, axis: Axis, crashes: list[Crash]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+    """Dashed lines and labels where the run crashed and resumed, and a trace that gives the crash
+    line a hover (shapes have none): what was running, and where it resumed."""
     shapes: list[dict[str, Any]] = []
     notes: list[dict[str, Any]] = []
-    for k, (x, label, colour) in enumerate(marks(session, axis)):
-        shapes.append(_vline(x, colour, "dash"))
-        notes.append(
-            {
-                "x": x,
-                "y": 1 - 0.2 * k,
-                "yref": "paper",
-                "text": label,
-                "showarrow": False,
-                "yanchor": "top",
-                "xanchor": "right",
-                "bgcolor": "rgba(255,255,255,0.8)",
-                "font": {"color": colour, "size": 11},
-            }
-        )
-    return shapes, notes
+    xs: list[float] = []
+    ys: list[float] = []
+    texts: list[str] = []
+    steps: list[int] = []
+    for cr in crashes:
+        if cr.after >= axis.n:
+            continue
+        x = axis.at(cr.after)
+        if cr.resumed is not None and cr.resumed < axis.n:
+            x = (x + axis.at(cr.resumed)) / 2 if axis.use_time else x + 0.5
+        shapes.append(_vline(x, CRASH, "dash"))
+        notes.append(_note(x, "crash", CRASH))
+        text = _plot_text(cr.text(session))
+        for lane in range(len(axis.lanes)):
+            xs.append(x)
+            ys.append(float(lane))
+            texts.append(text)
+            steps.append((cr.running[0] if cr.running else cr.after) + 1)
+        if cr.resumed is not None and cr.resumed < axis.n:
+            shapes.append(_vline(axis.at(cr.resumed), "#D55E00", "dot"))
+    trace = None
+    if xs:
+        trace = {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "crash",
+            "x": xs,
+            "y": ys,
+            "customdata": steps,
+            "text": texts,
+            "hovertemplate": "%{text}<extra></extra>",
+            "marker": {
+                "color": CRASH,
+                "size": 12,
+                "symbol": "line-ns-open",
+                "line": {"width": 2, "color": CRASH},
+            },
+        }
+    if session.integrity.torn_tail and axis.n:
+        shapes.append(_vline(axis.at(axis.n - 1), CRASH, "dot"))
+        notes.append(_note(axis.at(axis.n - 1), "torn tail", CRASH))
+    return shapes, notes, trace
+
+
+def _note(x: float, text: str, colour: str) -> dict[str, Any]:
+    return {
+        "x": x,
+        "y": 1,
+        "yref": "paper",
+        "text": text,
+        "showarrow": False,
+        "yanchor": "bottom",
+        "xanchor": "center",
+        "font": {"color": colour, "size": 10},
+    }
 
 
 def _vline(x: float, colour: str, dash: str) -> dict[str, Any]:
@@ -236,40 +315,95 @@ def _vline(x: float, colour: str, dash: str) -> dict[str, Any]:
     }
 
 
-CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
-
-
-def figure(
-    session: Session,
-    axis: Axis,
-    current: int | None,
-    x_range: tuple[float, float] | None = None,
-    fixed: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
+def layout(
+    axis: Axis, shapes: list[dict[str, Any]], notes: list[dict[str, Any]], current: int | None
 ) -> dict[str, Any]:
-    """The whole figure as a plain dict (the fast path of ``ui.plotly``)."""
+    shapes = list(shapes)
+    if current is not None and current < axis.n:
+        shapes.append(_vline(axis.at(current), "#111827", "solid"))
     return {
-        "data": traces(session, axis, x_range),
-        "layout": layout(session, axis, current, fixed),
-        "config": CONFIG,
+        "height": min(190, 52 + 30 * max(len(axis.lanes), 1)),
+        "margin": {"l": 96, "r": 8, "t": 14, "b": 22},
+        "showlegend": False,
+        "uirevision": "keep",
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left", "font": {"size": 11}},
+        "xaxis": {"type": "date" if axis.use_time else "linear", "title": None, "tickfont": {"size": 10}},
+        "yaxis": {
+            "tickvals": list(range(len(axis.lanes))),
+            "ticktext": [_plot_text(a if len(a) <= 14 else a[:13] + "…") for a in axis.lanes],
+            "range": [-0.5, len(axis.lanes) - 0.5],
+            "fixedrange": True,
+            "tickfont": {"size": 10},
+        },
+        "shapes": shapes,
+        "annotations": notes,
     }
 
 
-class TimelineChart:
-    """The chart element; ``on_pick(index)`` is called when an event is clicked."""
+_base: weakref.WeakKeyDictionary[Session, dict[bool, tuple[list[dict[str, Any]], bool]]] = (
+    weakref.WeakKeyDictionary()
+)
 
-    def __init__(self, session: Session, on_pick: Callable[[int], None], current: int) -> None:
+
+class TimelineChart:
+    """The chart element with its legend row; ``on_pick(index)`` is called when a mark is clicked."""
+
+    def __init__(
+        self, session: Session, on_pick: Callable[[int], None], current: int, crashes: list[Crash]
+    ) -> None:
         self.session = session
         self.on_pick = on_pick
-        self.axis = Axis(session)
-        self.fixed = mark_shapes(session, self.axis)
+        self.crashes = crashes
         self.current = current
+        self.by_step = False
+        self.axis = Axis(session)
+        with ui.row().classes("items-center gap-2 w-full wb-legend").mark("legend") as self.legend:
+            self._legend()
         self.plot = ui.plotly(self._figure()).classes("w-full wb-timeline").mark("timeline")
         self.plot.on("plotly_click", self._click, js_handler=CLICK_JS)
-        if self.axis.n > MAX_POINTS:
-            self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
+        self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
+
+    def _legend(self) -> None:
+        c = columns(self.session)
+        present = set(CATEGORY_OF[np.unique(c.kind)].tolist()) if c.n else set()
+        for k, cat in enumerate(CATEGORIES):
+            if k in present:
+                ui.html(f'<span class="wb-dot" style="color:{cat.colour}">●</span>{cat.label}').classes(
+                    "wb-chip"
+                )
+        if self.crashes:
+            ui.html(f'<span class="wb-dot" style="color:{CRASH}">┆</span>crash').classes("wb-chip")
+        ui.space()
+        self.dense_note = ui.label().classes("text-xs text-grey-7").mark("density-note")
+        ui.label("drag to zoom · double-click to reset").classes("text-xs text-grey-6")
+        if self.axis.has_time:
+            ui.toggle(
+                {False: "time", True: "step"}, value=False, on_change=lambda e: self._mode(bool(e.value))
+            ).props("dense no-caps size=xs").mark("x-mode")
 
     def _figure(self, x_range: tuple[float, float] | None = None) -> dict[str, Any]:
-        return figure(self.session, self.axis, self.current, x_range, self.fixed)
+        cached = _base.setdefault(self.session, {})
+        if x_range is None and self.by_step in cached:
+            data, dense = cached[self.by_step]
+        else:
+            data, dense = traces(self.session, self.axis, x_range)
+            if x_range is None:
+                cached[self.by_step] = (data, dense)
+        shapes, notes, crash = crash_marks(self.session, self.axis, self.crashes)
+        self.fixed = (shapes, notes)
+        if hasattr(self, "dense_note"):
+            self.dense_note.set_text("density: zoom in to see each event" if dense else "")
+        return {
+            "data": data + ([crash] if crash else []),
+            "layout": layout(self.axis, shapes, notes, self.current),
+            "config": CONFIG,
+        }
+
+    def _mode(self, by_step: bool) -> None:
+        self.by_step = by_step
+        self.axis = Axis(self.session, by_step=by_step)
+        self.plot.update_figure(self._figure())
 
     def _click(self, e: events.GenericEventArguments) -> None:
         step = e.args.get("s") if isinstance(e.args, dict) else None
@@ -282,7 +416,7 @@ class TimelineChart:
             self.plot.update_figure(self._figure())
             return
         x0, x1 = args.get("x0"), args.get("x1")
-        if x0 is None or x1 is None:
+        if x0 is None or x1 is None or self.axis.n <= MAX_MARKERS:
             return
         try:
             lo, hi = (_to_x(x0, self.axis.use_time), _to_x(x1, self.axis.use_time))
@@ -294,7 +428,7 @@ class TimelineChart:
         """Move the current-step line (a relayout of the shapes, not a redraw)."""
         self.current = index
         fig = self.plot.figure
-        fig["layout"] = layout(self.session, self.axis, index, self.fixed)
+        fig["layout"] = layout(self.axis, self.fixed[0], self.fixed[1], index)
         shapes = orjson.dumps(fig["layout"]["shapes"]).decode()  # numbers and fixed colours only
         ui.run_javascript(
             f"(() => {{ const c = getElement({self.plot.id}); "
