@@ -106,7 +106,7 @@ def test_workspace_and_git_head_badges(tmp_path: Path) -> None:
     assert older[f"workspace now = post of later step {second + 1}"] is None
     (ws / "src" / "app.py").write_bytes(b"changed by hand\n")
     changed = labels(change_view(s, second, history=hist, workspace=ws))
-    assert changed["workspace now differs from post"] is False and changed["git HEAD = post"] is True
+    assert changed["workspace file changed since"] is False and changed["git HEAD = post"] is True
 
 
 def test_targets_outside_the_workspace_are_never_read(tmp_path: Path) -> None:

@@ -40,6 +40,11 @@ def key(user: User, name: str, repeat: bool = False) -> None:
 
 
 def rows(user: User) -> list[dict]:
+    """The step rows of the list (a crash is a row of its own, not a step)."""
+    return [r for r in all_rows(user) if not r.get("crash")]
+
+
+def all_rows(user: User) -> list[dict]:
     return user.find(marker="step-list").elements.pop().rows
 
 
@@ -154,7 +159,7 @@ async def test_problems_only_and_text_search_filter_the_list(viewer, sample) -> 
         user.find(marker="problems").click()
         user.find(marker="search").type("rename the function")
         await asyncio.sleep(0.3)
-        assert [r["kind"] for r in rows(user)] == ["model_result"]
+        assert [r["kind"] for r in rows(user)] == ["model result"]
         await user.should_see(content="1 match")
 
 
@@ -181,10 +186,13 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
     async with viewer([sample.dir]) as user:
         await user.open(f"/s/{sid}/step/1")
         user.find(marker="tab-agents").click()
-        tree = user.find(marker="agent-tree").elements.pop()
-        (root,) = tree.props["nodes"]
-        assert root["id"] == "main" and root["children"][0]["id"] == "helper"
-        assert "spawned at step" in root["children"][0]["label"]
+        names = {e.text for e in user.find(marker="agent-name").elements}
+        assert names == {"main", "helper"}
+        await user.should_see(content="spawned at step")
+        session = importers.load(sample.dir)
+        pending = session.index_of_lsn(sample.lsn["pending"])
+        await user.should_see(content=f"crashed at step {pending + 1}")
+        await user.should_see(content=f"recovered at step {pending + 2}")
         user.find(marker="tab-approvals").click()
         table = user.find(marker="approvals-table").elements.pop()
         decided = [(r["decision"], r["approver"]) for r in table.rows]
@@ -199,10 +207,15 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
         await user.should_see(marker="filter-to-file")
         user.find(marker="filter-to-file").click()
         await asyncio.sleep(0.3)
-        assert {r["what"].split()[-1] for r in rows(user) if r["kind"] == "tool_call"} == {"src/app.py"}
+        assert {r["what"].split()[-1] for r in rows(user) if r["kind"] == "tool call"} == {"src/app.py"}
         user.find(marker="tab-recovery").click()
         recs = user.find(marker="recovery-records").elements.pop()
-        assert [(r["finding"], r["action"]) for r in recs.rows] == [("not_applied", "redo")]
+        assert [(r["finding"], r["decision"]) for r in recs.rows] == [
+            ("was not applied (the file still held its pre)", "ran it again")
+        ]
+        assert recs.rows[0]["intent"] == pending + 1
+        await user.should_see(marker="crash-story")
+        await user.should_see(marker="brief")
 
 
 async def test_recovery_panel_shows_the_analysis_of_a_crashed_run(viewer, tmp_path: Path) -> None:
@@ -212,8 +225,8 @@ async def test_recovery_panel_shows_the_analysis_of_a_crashed_run(viewer, tmp_pa
         user.find(marker="tab-recovery").click()
         await user.should_see(marker="findings")
         findings = user.find(marker="findings").elements.pop().rows
-        assert ("docs/notes.md", "not_applied", "redo") in {
-            (f["target"], f["finding"], f["action"]) for f in findings
+        assert ("write_file docs/notes.md", "main:" + str(run.lsn["pending"]), "ran it again") in {
+            (f["what"], f["agent:lsn"], f["decision"]) for f in findings
         }
         await user.should_see(marker="brief")
 
@@ -221,17 +234,22 @@ async def test_recovery_panel_shows_the_analysis_of_a_crashed_run(viewer, tmp_pa
 async def test_jump_to_lsn(viewer, sample) -> None:
     sid = entry_id(sample.dir)
 
-    def shown() -> tuple[str, int]:
-        row = [r for r in rows(user) if r["step"] == current(user)][0]
-        return row["agent"], row["lsn"]
+    def shown() -> str:
+        return [r for r in rows(user) if r["step"] == current(user)][0]["where"]
 
     async with viewer([sample.dir]) as user:
         await user.open(f"/s/{sid}/step/1")
         jump = user.find(marker="jump")
         jump.type("helper:2").trigger("keydown.enter")
-        assert shown() == ("helper", 2)
+        assert shown() == "helper:2"
         jump.clear().type(str(sample.lsn["test"])).trigger("keydown.enter")
-        assert shown() == ("main", sample.lsn["test"])
+        assert shown() == f"main:{sample.lsn['test']}"
+        jump.clear().type("2").trigger("keydown.enter")  # lsn 2 is in both journals: offer both
+        await user.should_see("lsn 2 is in 2 agents:")
+        choices = {b.text.split()[0] for b in user.find(marker="lsn-choice").elements}
+        assert choices == {"main:2", "helper:2"}
+        user.find(marker="lsn-choice", content="helper:2").click()
+        assert shown() == "helper:2"
         jump.clear().type("#3").trigger("keydown.enter")
         assert current(user) == 3
         jump.clear().type("9999").trigger("keydown.enter")

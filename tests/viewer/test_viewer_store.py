@@ -84,15 +84,16 @@ def test_crashed_runs_get_the_recovery_analysis(tmp_path: Path) -> None:
     store = SessionStore([run.dir], loader=importers.load, analyzer=analyze)
     e = next(iter(store.entries.values()))
     store.load_now(e)
-    assert e.plan is not None and not e.plan.error
-    pending = [f for f in e.plan.findings if f.target == "docs/notes.md"]
+    assert e.analysis is not None and not e.analysis.error and e.analysis.plan is not None
+    plan = e.analysis.plan
+    pending = [f for f in plan.all_findings() if f.target == "docs/notes.md"]
     assert len(pending) == 1 and pending[0].finding == "not_applied" and pending[0].action == "redo"
-    assert "docs/notes.md" in e.plan.brief or str(pending[0].lsn) in e.plan.brief
+    assert "docs/notes.md" in plan.brief or str(pending[0].lsn) in plan.brief
     done = build_run(tmp_path, name="done", crashed=False)
     store2 = SessionStore([done.dir], loader=importers.load, analyzer=analyze)
     e2 = next(iter(store2.entries.values()))
     store2.load_now(e2)
-    assert e2.plan is None
+    assert e2.analysis is None
 
 
 def test_big_sessions_read_only_for_the_list_keep_just_their_summary(tmp_path: Path, monkeypatch) -> None:

@@ -39,6 +39,11 @@ class Lines(ui.element, component="text_lines.js"):
         self._props["numbered"] = numbered
         self.update()
 
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        """The lines' texts, for NiceGUI's simulated user (``should_see``)."""
+        texts = [str(t) for r in self._props["rows"] for t in r[2::3]]
+        return [*super()._displayed_contents(only_visible=only_visible), *texts]
+
 
 class Fields(ui.element, component="text_fields.js"):
     """``key  value`` pairs; a value with several lines is a block (numbered when it is code)."""
@@ -50,6 +55,11 @@ class Fields(ui.element, component="text_fields.js"):
     def show(self, pairs: list[tuple[str, Any]]) -> None:
         self._props["items"] = [field_item(k, v) for k, v in pairs]
         self.update()
+
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        """Keys and values, for NiceGUI's simulated user (``should_see``)."""
+        pairs = [x for it in self._props["items"] for x in (it["k"], it["v"])]
+        return [*super()._displayed_contents(only_visible=only_visible), *pairs]
 
 
 def text_rows(text: str, cls: str = "") -> list[Row]:
