@@ -29,8 +29,12 @@ from _common import best_of, child_peak_rss, load_note, report, scratch_dir, tim
 from walkback.journal import Scanner, hashcheck, scan  # noqa: E402
 from walkback.journal.testing import synth_journal  # noqa: E402
 
-LOAD = (
-    "import sys; from walkback.importers import load; s = load(sys.argv[1]); assert len(s) == int(sys.argv[2])"
+LOAD = "\n".join(
+    (
+        "import sys",
+        "from walkback.importers import load",
+        "assert len(load(sys.argv[1])) == int(sys.argv[2])",
+    )
 )
 IMPORTS = "import walkback.importers, walkback.timeline, walkback.journal"
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from walkback.journal.scanresult import parse_line
 
-from .base import BOM, head
+from .base import head
+from .records import BOM
 
 MAX_DESCRIBED_LINE = 1 << 24
 """An unrecognised file's first line is parsed up to this many bytes to say what is wrong with it."""

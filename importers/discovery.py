@@ -32,8 +32,9 @@ from walkback.journal.paths import JOURNAL_NAME
 from walkback.journal.runlock import lock_is_held
 from walkback.timeline.session import parse_time
 
-from .base import BOM, mapping, string, written_lately
 from .codex._read import head as rollout_head
+from .fields import mapping, string
+from .records import BOM, written_lately
 
 HEAD_BYTES = 1 << 18
 """Bytes read from a session's start for its workspace, task and start time."""

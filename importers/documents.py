@@ -27,7 +27,7 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.sources import JsonItems, JsonItemSpans
 
-from .base import BOM, load_document
+from .records import BOM, load_document
 
 BLOCK = 1 << 22
 """Bytes read at a time while scanning."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .diffs import diff_path
+
 MARKER = re.compile(
     r"^(?:(?P<head>(?:<{5,9}|-{3,}) SEARCH>?)|(?P<div>={5,9})|(?P<tail>(?:>{5,9}|\+{3,}) REPLACE))[ \t]*\r?$",
     re.M,
@@ -159,11 +161,3 @@ def file_diffs(text: str, start: int = 0, stop: int | None = None) -> list[Block
         if path:
             out.append(Block(path, None, text[h.start() : end], h.start(), end, "patch"))
     return out
-
-
-def diff_path(name: str) -> str:
-    """A path from a ``---``/``+++`` line (``a/``/``b/`` prefixes and a timestamp dropped)."""
-    name = name.split("\t", 1)[0].strip()
-    if name in ("", "/dev/null"):
-        return ""
-    return name[2:] if name.startswith(("a/", "b/")) else name

@@ -33,10 +33,11 @@ class Crash:
     resumed: int | None
     """Index of the first record written on resuming (a recovery decision or brief), if any."""
 
-    def text(self, session: Session) -> str:
-        """One sentence for the step list and the chart's hover."""
+    def text(self, session: Session, *, short: bool = False) -> str:
+        """One sentence for the chart's hover and the Recovery tab (``short``: for the step list,
+        without the targets)."""
         if self.running:
-            what = "; ".join(_call(session, i) for i in self.running[:3])
+            what = "; ".join(_call(session, i, short=short) for i in self.running[:3])
             head = f"crash: the run stopped while {what} was running"
         else:
             head = "crash: the run stopped here"
@@ -47,10 +48,10 @@ class Crash:
         return f"{head}{tail}; not recovered yet"
 
 
-def _call(session: Session, i: int) -> str:
+def _call(session: Session, i: int, *, short: bool = False) -> str:
     ev = session.event(i)
     who = f"{ev.agent}:{ev.lsn}" if ev.lsn is not None else ev.agent
-    target = ev.target if len(ev.target) <= 60 else ev.target[:59] + "…"
+    target = "" if short else (ev.target if len(ev.target) <= 60 else ev.target[:59] + "…")
     return " ".join(p for p in (f"step {i + 1} ({who})", ev.tool, target) if p)
 
 

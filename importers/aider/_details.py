@@ -26,7 +26,7 @@ from walkback.timeline.details import (
 from walkback.timeline.session import Event, Session
 
 from .. import edit_blocks
-from ..base import TEXT_LIMIT, mapping, string, usage
+from ..fields import TEXT_LIMIT, mapping, string, usage
 from . import _lines as L
 
 

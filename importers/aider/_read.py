@@ -24,7 +24,7 @@ from walkback.timeline.session import parse_time
 from walkback.timeline.sources import TextSpans
 
 from .. import edit_blocks
-from ..base import written_lately
+from ..records import written_lately
 from . import _lines as L
 from ._companions import INPUT_HISTORY, LLM_HISTORY, Inputs, LlmLog
 from ._scan import HEADER, PLAIN, RUN, TOOL, USER, records

@@ -15,7 +15,8 @@ from pathlib import Path
 import orjson
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, LIKELY, NO, head
+from ..base import CERTAIN, LIKELY, NO, head
+from ..records import BOM
 from ._details import details
 from ._layout import layout, session_files, subagent_files
 from ._session import read_session, read_web

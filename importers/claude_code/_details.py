@@ -23,7 +23,7 @@ from walkback.timeline.details import (
 )
 from walkback.timeline.session import Event, Session
 
-from ..base import integer, mapping, string, text
+from ..fields import integer, mapping, string, text
 from ._edit import file_edit
 from ._vocab import FILE_TOOLS, refusal, result_text
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from walkback.timeline.details import ABSENT, FileEdit, text_hash
 
-from ..base import mapping
+from ..fields import mapping
 
 Replacement = tuple[str, str, bool]
 """``(old, new, replace all)``."""

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from walkback.journal.errors import ImporterError
 
-from ..base import mapping
+from ..fields import mapping
 
 SUBAGENTS = "subagents"
 AGENT_PREFIX = "agent-"

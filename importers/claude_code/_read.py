@@ -21,7 +21,7 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED, KIND_INDEX
 from walkback.timeline.sources import JsonItems, JsonLines
 
-from ..base import json_lines
+from ..records import json_lines
 from ._tree import Forks
 from ._vocab import (
     CALL_BLOCKS,

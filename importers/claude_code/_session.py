@@ -9,7 +9,8 @@ from pathlib import Path
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import load_document, mapping, string, written_lately
+from ..fields import mapping, string
+from ..records import load_document, written_lately
 from ._layout import Layout, Subagent
 from ._read import FileReader, Shared
 from ._vocab import ROOT_AGENT

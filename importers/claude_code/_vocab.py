@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import relative
+from ..fields import relative
 
 NAME = "claude-code"
 ROOT_AGENT = "main"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, LIKELY, NO, WEAK
+from ..base import CERTAIN, LIKELY, NO, WEAK
+from ..records import BOM
 from ._details import details
 from ._read import API, META, UI, read_task
 

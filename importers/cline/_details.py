@@ -29,7 +29,7 @@ from walkback.timeline.kinds import INFERRED
 from walkback.timeline.session import Event, Session
 
 from .. import edit_blocks
-from ..base import TEXT_LIMIT, embedded_json, integer, mapping, string, text
+from ..fields import TEXT_LIMIT, embedded_json, integer, mapping, string, text
 from ._read import FILE_TOOLS, tool_of
 from ._results import final_content, in_request, result_text
 

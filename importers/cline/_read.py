@@ -25,7 +25,8 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.sources import JsonItems
 
-from ..base import BOM, embedded_json, mapping, string, written_lately
+from ..fields import embedded_json, mapping, string
+from ..records import BOM, written_lately
 from ._results import Pairing, Result, in_request, results
 
 AGENT = "main"

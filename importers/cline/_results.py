@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import mapping, string
+from ..fields import mapping, string
 
 HEADER = re.compile(r"^\[(?P<name>[\w.:-]+)(?: for '(?P<target>.*?)')?(?: in '[^']*')?\] Result:\s*$", re.S)
 """The text block before an XML tool call's result (``ToolDisplayUtils.getToolDescription``)."""

@@ -13,7 +13,8 @@ from pathlib import Path
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, LIKELY, NO, WEAK, first_line_record
+from ..base import CERTAIN, LIKELY, NO, WEAK
+from ..records import BOM, first_line_record
 from ._details import details
 from ._read import family, head, one_tree, read_family, rollouts_in
 

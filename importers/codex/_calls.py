@@ -9,7 +9,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import embedded_json, mapping, relative, string
+from ..fields import embedded_json, mapping, relative, string
 from ._patch import PatchFile, parse_v4a, shell_patch
 
 TARGET_CHARS = 240

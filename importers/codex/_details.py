@@ -26,9 +26,10 @@ from walkback.timeline.details import (
 )
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, integer, mapping, string, text, usage
+from ..diffs import added_text
+from ..fields import embedded_json, integer, mapping, string, text, usage
 from ._calls import exit_code, interpret, output_text
-from ._patch import PatchFile, added_from_diff
+from ._patch import PatchFile
 
 
 def details(session: Session, i: int) -> Detail:
@@ -110,7 +111,9 @@ def _edit(
     moved = string(mapping(change).get("move_path")) or (f.moved_to if f else None)
     if moved and op == "update":
         op = "move"
-    post_text = (added_from_diff(diff) if diff else f.added_text if f else None) if op == "create" else None
+    post_text: str | None = None
+    if op == "create":  # the diff Codex reports is hunks alone
+        post_text = added_text(diff.splitlines(keepends=True)) if diff else f.added_text if f else None
     return FileEdit(
         path=ev.target,
         operation=op,

@@ -1,5 +1,5 @@
-"""Codex's patch texts: the V4A ``apply_patch`` envelope, and the unified diffs ``patch_apply_end``
-reports, read into per-file changes.
+"""Codex's patch texts: the V4A ``apply_patch`` envelope read into per-file changes (the unified
+diffs ``patch_apply_end`` reports are read by :mod:`walkback.importers.diffs`).
 
 V4A (``*** Begin Patch`` … ``*** End Patch``) names each file once, with ``Add File`` (every
 line ``+``), ``Delete File`` or ``Update File`` (optionally ``Move to``) and ``@@`` hunks of
@@ -75,15 +75,3 @@ def shell_patch(command: str) -> str | None:
     end = command.find(END, start)
     return command[start : end + len(END)] if end >= 0 else command[start:]
 
-
-def added_from_diff(diff: str) -> str:
-    """The new file of a unified diff that creates it (its ``+`` lines, hunk headers dropped)."""
-    out = []
-    no_newline = False
-    for line in diff.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            out.append(line[1:])
-        elif line.startswith("\\"):
-            no_newline = True
-    text = "\n".join(out)
-    return text if no_newline or not out else text + "\n"

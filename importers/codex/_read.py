@@ -20,7 +20,8 @@ from walkback.timeline.kinds import FILE, INFERRED, KIND_INDEX
 from walkback.timeline.sources import JsonLines
 from walkback.timeline.table import WIDTH
 
-from ..base import first_record, integer, json_lines, mapping, relative, string, written_lately
+from ..fields import integer, mapping, relative, string
+from ..records import first_record, json_lines, written_lately
 from ._calls import interpret, outcome, output_text, short
 
 ROOT_AGENT = "main"

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, LIKELY, NO, WEAK, first_line_record, first_record, mapping
+from ..base import CERTAIN, LIKELY, NO, WEAK
+from ..fields import mapping
+from ..records import BOM, first_line_record, first_record
 from ._details import details
 from ._legacy import LegacyReader
 from ._read import EventsReader

@@ -29,7 +29,7 @@ from walkback.timeline.details import (
 from walkback.timeline.kinds import FILE
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, in_force, integer, mapping, string, text
+from ..fields import embedded_json, in_force, integer, mapping, string, text
 from ._read import COUNTED, MODELS
 from ._tools import exit_code, file_edit, result_text
 

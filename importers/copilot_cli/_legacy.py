@@ -20,8 +20,8 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonItems
 
-from ..base import embedded_json, mapping, string
 from ..documents import Damaged, Document, placeholder
+from ..fields import embedded_json, mapping, string
 from ._read import ROOT_AGENT
 from ._tools import changes_file, target
 

@@ -20,7 +20,8 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonLines
 
-from ..base import embedded_json, integer, json_lines, mapping, string, written_lately
+from ..fields import embedded_json, integer, mapping, string
+from ..records import json_lines, written_lately
 from ._tools import changes_file, exit_code, result_text, target
 
 ROOT_AGENT = "main"

@@ -9,7 +9,7 @@ from typing import Any
 
 from walkback.timeline.details import ABSENT, FileEdit, text_hash
 
-from ..base import relative, string
+from ..fields import relative, string
 
 PATH_ARGS = ("path", "file_path", "filePath", "filename")
 TARGET_ARGS = (*PATH_ARGS, "command", "url", "pattern", "query", "intent")

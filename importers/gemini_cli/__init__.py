@@ -9,7 +9,8 @@ from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, NO, WEAK, first_line_record
+from ..base import CERTAIN, NO, WEAK
+from ..records import BOM, first_line_record
 from ._details import details
 from ._read import read_chat
 

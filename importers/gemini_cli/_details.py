@@ -22,7 +22,7 @@ from walkback.timeline.details import (
 )
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, mapping, string, text, usage
+from ..fields import embedded_json, mapping, string, text, usage
 from ._read import EDIT_TOOLS, content_text
 
 ROLES = {"user": "user", "gemini": "assistant"}

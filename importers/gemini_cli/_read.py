@@ -23,7 +23,8 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonItems, JsonLines
 
-from ..base import BOM, embedded_json, json_lines, mapping, string, written_lately
+from ..fields import embedded_json, mapping, string
+from ..records import BOM, json_lines, written_lately
 
 ROOT_AGENT = "main"
 EDIT_TOOLS = frozenset({"write_file", "replace", "edit", "smart_edit"})

@@ -16,7 +16,9 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.sources import JsonItems
 
-from ..base import BOM, CERTAIN, LIKELY, NO, WEAK, head, mapping, string, written_lately
+from ..base import CERTAIN, LIKELY, NO, WEAK, head
+from ..fields import mapping, string
+from ..records import BOM, written_lately
 from ._details import details
 from ._logs import EvalLog, JsonLog, Log, open_log
 from ._read import SampleReader

@@ -35,7 +35,7 @@ from walkback.timeline.kinds import FILE
 from walkback.timeline.session import Event, Session
 from walkback.timeline.sources import JsonItems, JsonSpan
 
-from ..base import integer, mapping, string, text
+from ..fields import integer, mapping, string, text
 from ._text import Attachments, content_text, reasoning_text
 from ._tools import file_edit, sandbox_written
 

@@ -24,7 +24,8 @@ import orjson
 from walkback.journal.errors import ImporterError
 from walkback.timeline.sources import JsonItems, JsonSpan, Source
 
-from ..base import BOM, mapping
+from ..fields import mapping
+from ..records import BOM
 from ._scan import SampleScan
 
 ZIP_ERRORS = (

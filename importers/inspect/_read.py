@@ -17,7 +17,7 @@ from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, KIND_INDEX
 
-from ..base import mapping, string
+from ..fields import mapping, string
 from ..tool_args import short, target_of
 from ._logs import Sample, Unreadable
 from ._text import Attachments, content_text

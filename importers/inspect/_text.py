@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import TEXT_LIMIT, mapping, string
+from ..fields import TEXT_LIMIT, mapping, string
 
 ATTACHMENT = "attachment://"
 MAX_DEPTH = 32

@@ -10,7 +10,7 @@ from typing import Any
 
 from walkback.timeline.details import FileEdit, text_hash
 
-from ..base import string
+from ..fields import string
 
 EDITORS = frozenset(
     {"text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "editor"}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, LIKELY, NO
+from ..base import CERTAIN, LIKELY, NO
+from ..records import BOM
 from ._details import details
 from ._v0 import V0Reader
 from ._v1 import BASE_STATE, EVENT_FILE, EVENTS, V1Reader, conversation_of, event_files

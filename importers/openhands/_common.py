@@ -9,7 +9,7 @@ from typing import Any
 
 from walkback.timeline.details import ABSENT, FileEdit, ModelResult, Usage, text_hash
 
-from ..base import integer, mapping, string, usage
+from ..fields import integer, mapping, string, usage
 
 ROOT_AGENT = "main"
 EDITOR_CALL = re.compile(r"file_editor\(\*\*(\{.*\})\)\)?\s*$", re.S)

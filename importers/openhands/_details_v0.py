@@ -24,7 +24,7 @@ from walkback.timeline.details import (
 from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.session import Event, Session
 
-from ..base import mapping, string, text
+from ..fields import mapping, string, text
 from ._common import editor_args, editor_edit, exit_code, observed_edit, token_usage
 
 SHELL = {"run": "command", "run_ipython": "code"}

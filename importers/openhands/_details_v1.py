@@ -21,7 +21,7 @@ from walkback.timeline.details import (
 from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, integer, mapping, string, text
+from ..fields import embedded_json, integer, mapping, string, text
 from ._common import editor_edit, observed_edit, token_usage
 from ._v1 import text_of
 

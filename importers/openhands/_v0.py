@@ -20,8 +20,8 @@ from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
 
-from ..base import integer, mapping, string
 from ..documents import Document, placeholder
+from ..fields import integer, mapping, string
 from ._common import ROOT_AGENT, ResponseSeen, exit_status, v0_command
 
 MESSAGES = frozenset({"message", "system"})

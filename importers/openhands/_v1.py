@@ -23,7 +23,8 @@ from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
 from walkback.timeline.sources import JsonItems
 
-from ..base import BOM, integer, mapping, relative, string
+from ..fields import integer, mapping, relative, string
+from ..records import BOM
 from ._common import ROOT_AGENT, WRITES, ResponseSeen
 
 BASE_STATE = "base_state.json"

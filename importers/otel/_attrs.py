@@ -10,7 +10,7 @@ from typing import Any
 
 from walkback.timeline.details import Usage
 
-from ..base import integer
+from ..fields import integer
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 MAX_DEPTH = 16

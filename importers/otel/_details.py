@@ -30,7 +30,7 @@ from walkback.timeline.details import (
 from walkback.timeline.kinds import FILE
 from walkback.timeline.session import Event, Session
 
-from ..base import TEXT_LIMIT, embedded_json, integer, mapping, string, text
+from ..fields import TEXT_LIMIT, embedded_json, integer, mapping, string, text
 from ._attrs import attributes, usage, value
 
 SUMMARY = 500

@@ -19,7 +19,9 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.sources import JsonItems, JsonSpan, Source
 
-from ..base import BOM, HEAD_BYTES, lines, mapping
+from ..base import HEAD_BYTES
+from ..fields import mapping
+from ..records import BOM, lines
 from ._attrs import attributes
 
 HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(resourceSpans|resourceLogs|batches)"\s*:\s*\[')

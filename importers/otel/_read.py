@@ -18,7 +18,7 @@ from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.kinds import FILE, KIND_INDEX
 from walkback.timeline.sources import JsonSpan
 
-from ..base import string
+from ..fields import string
 from ._files import batches
 from ._spans import AGENT, MODEL, TOOL, Span, log_kind, log_record, span
 

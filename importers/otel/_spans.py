@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import embedded_json, integer, mapping, string
+from ..fields import embedded_json, integer, mapping, string
 from ..tool_args import target_of
 from ._attrs import attributes, nanos, span_id
 

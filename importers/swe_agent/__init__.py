@@ -9,7 +9,8 @@ from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import BOM, CERTAIN, LIKELY, NO, WEAK, head
+from ..base import CERTAIN, LIKELY, NO, WEAK, head
+from ..records import BOM
 from ._details import details
 from ._mini import MiniReader
 from ._traj import TrajReader

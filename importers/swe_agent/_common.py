@@ -8,7 +8,8 @@ from typing import Any
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.kinds import FILE
 
-from ..base import split_diff, string
+from ..diffs import split_diff
+from ..fields import string
 
 ROOT_AGENT = "main"
 SUBMIT = "submit"

@@ -22,7 +22,8 @@ from walkback.timeline.details import (
 )
 from walkback.timeline.session import Event, Session
 
-from ..base import embedded_json, integer, mapping, split_diff, string, text, usage
+from ..diffs import split_diff
+from ..fields import embedded_json, integer, mapping, string, text, usage
 from ._common import SUBMIT
 from ._mini import calls_of
 

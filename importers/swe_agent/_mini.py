@@ -20,8 +20,8 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.session import parse_time
 
-from ..base import embedded_json, integer, mapping, string
 from ..documents import MISSING, Damaged, Document, placeholder
+from ..fields import embedded_json, integer, mapping, string
 from ._common import ROOT_AGENT, command_target, end_status, submission_calls
 
 

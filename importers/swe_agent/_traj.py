@@ -21,8 +21,8 @@ from typing import Any
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import embedded_json, mapping, string
 from ..documents import MISSING, Damaged, Document, placeholder
+from ..fields import embedded_json, mapping, string
 from ._common import ROOT_AGENT, command_target, command_tool, end_status, submission_calls
 
 NAN = math.nan

@@ -34,7 +34,7 @@ from walkback.timeline.details import (
 from walkback.timeline.kinds import KINDS
 from walkback.timeline.session import Session
 
-from ..base import integer, string, text
+from ..fields import integer, string, text
 from ._vocab import APPROVE_WORDS
 
 

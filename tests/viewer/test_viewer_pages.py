@@ -211,7 +211,7 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
         user.find(marker="tab-recovery").click()
         recs = user.find(marker="recovery-records").elements.pop()
         assert [(r["finding"], r["decision"]) for r in recs.rows] == [
-            ("was not applied (the file still held its pre)", "ran it again")
+            ("was not applied", "ran it again")
         ]
         assert recs.rows[0]["intent"] == pending + 1
         await user.should_see(marker="crash-story")

@@ -26,9 +26,9 @@ from .step_detail import step_button
 
 TABLE_PROPS = "dense flat wrap-cells"
 SAID = {
-    "applied": "was applied (the file already held its post)",
-    "not_applied": "was not applied (the file still held its pre)",
-    "torn": "was torn (neither pre nor post)",
+    "applied": "was applied (its target already held the post)",
+    "not_applied": "was not applied",
+    "torn": "was torn (its target held neither pre nor post)",
     "in_doubt": "is in doubt (nothing shows whether it ran)",
     "unanswered_approval": "was an approval nobody answered",
     "never_started": "never started",

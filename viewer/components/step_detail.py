@@ -92,7 +92,7 @@ class StepDetail:
         self.targets: list[int | None] = [None, None]
         with ui.column().classes("w-full gap-2").mark("step-detail") as self.root:
             with ui.row().classes("items-center gap-2 w-full no-wrap"):
-                self.title = ui.label().classes("text-base font-bold whitespace-nowrap").mark("detail-step")
+                self.title = ui.label().classes("wb-step-title text-base font-bold whitespace-nowrap").mark("detail-step")
                 self.kind = ui.label().classes("wb-kind")
                 self.type = ui.label().classes("text-grey-7 font-mono text-xs")
                 self.status = ui.badge().classes("wb-status")
@@ -176,7 +176,7 @@ class StepDetail:
         bad = getattr(v, "damage", None) if v is not None else None
         here = bad is not None and getattr(bad, "event", None) == i
         self.badge.set_visibility(here)
-        if here:
+        if bad is not None and here:
             self.badge.set_text("bundle check failed here")
             notes.append(f"{bad.name}: {bad.reason} (at {bad.at})")
         redaction = _redaction(self.session, i)

@@ -158,7 +158,7 @@ class StepList:
             "time": "",
             "kind": "crash",
             "status": "recovered" if crash.resumed is not None else "crashed",
-            "what": crash.text(self.session),
+            "what": crash.text(self.session, short=True),
             "problem": True,
             "crash": True,
             "goto": goto,
