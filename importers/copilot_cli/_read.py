@@ -21,7 +21,7 @@ from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonLines
 
 from ..fields import embedded_json, integer, mapping, string
-from ..records import json_lines, written_lately
+from ..records import RecordReader, json_lines, written_lately
 from ._tools import changes_file, exit_code, result_text, target
 
 ROOT_AGENT = "main"
@@ -45,7 +45,7 @@ def status_of(data: dict[str, Any]) -> str:
     return "failed" if code not in (None, 0) else "ok"
 
 
-class EventsReader:
+class EventsReader(RecordReader):
     """Fills the builder from one ``events.jsonl`` (see the module docstring)."""
 
     def __init__(self, b: SessionBuilder, path: Path) -> None:
@@ -68,18 +68,6 @@ class EventsReader:
         self.ended = False
         self.last = math.nan
 
-    def add(self, kind: str, typ: str, ts: float, **kw: Any) -> int:
-        return self.b.add(
-            kind,
-            type=typ,
-            ts=ts,
-            agent=self.agent,
-            src=self.src,
-            line=self.line,
-            offset=self.offset,
-            length=self.length,
-            **kw,
-        )
 
     def read(self) -> Iterator[None]:
         b = self.b

@@ -24,7 +24,7 @@ from walkback.timeline.kinds import FILE
 from walkback.timeline.sources import JsonItems, JsonLines
 
 from ..fields import embedded_json, mapping, string
-from ..records import BOM, json_lines, written_lately
+from ..records import BOM, RecordReader, json_lines, written_lately
 
 ROOT_AGENT = "main"
 EDIT_TOOLS = frozenset({"write_file", "replace", "edit", "smart_edit"})
@@ -68,7 +68,7 @@ class Seen:
     answered: set[str] = field(default_factory=set)
 
 
-class ChatReader:
+class ChatReader(RecordReader):
     """Fills the builder from one chat file's records (either layout)."""
 
     def __init__(self, b: SessionBuilder, path: Path, agent: str) -> None:
@@ -86,17 +86,7 @@ class ChatReader:
     def add(self, kind: str, typ: str, ts: float, **kw: Any) -> int:
         if ts == ts:
             self.last_ts = ts
-        return self.b.add(
-            kind,
-            type=typ,
-            ts=ts,
-            agent=self.agent,
-            src=self.src,
-            line=self.line,
-            offset=self.offset,
-            length=self.length,
-            **kw,
-        )
+        return super().add(kind, typ, ts, **kw)
 
     def lines(self) -> Iterator[None]:
         """The JSONL layout."""
