@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from nicegui import events, ui
 from walkback.journal.errors import WalkbackError
+from walkback.timeline.kinds import PLACEHOLDER
 from walkback.timeline.session import Session
 from walkback.timeline.story import Crash, lsn_is_shared, where
 from walkback.timeline.summary import summary
@@ -24,7 +25,14 @@ PAGE_SIZE = 50
 SUMMARY_CHARS = 90
 COLUMNS = [
     {"name": "step", "label": "Step", "field": "step", "align": "right"},
-    {"name": "where", "label": "lsn", "field": "where", "align": "left", "classes": "wb-col-where"},
+    {
+        "name": "where",
+        "label": "lsn",
+        "field": "where",
+        "align": "left",
+        "classes": "wb-col-where",
+        "headerClasses": "wb-col-where",
+    },
     {
         "name": "time",
         "label": "Time",
@@ -34,7 +42,14 @@ COLUMNS = [
         "headerClasses": "wb-col-time",
     },
     {"name": "kind", "label": "Kind", "field": "kind", "align": "left"},
-    {"name": "status", "label": "Status", "field": "status", "align": "left"},
+    {
+        "name": "status",
+        "label": "Status",
+        "field": "status",
+        "align": "left",
+        "classes": "wb-col-status",
+        "headerClasses": "wb-col-status",
+    },
     {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
 ]
 HIGHLIGHT_JS = (
@@ -50,7 +65,7 @@ HIGHLIGHT_JS = (
 """Moves the current-row highlight and scrolls the list (never the page); only integers are interpolated."""
 ROW_CLASS_JS = (
     "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem ' : '')"
-    " + (row.crash ? 'wb-crash' : '')"
+    " + (row.damaged ? 'wb-damaged ' : '') + (row.crash ? 'wb-crash' : '')"
 )
 
 
@@ -179,6 +194,7 @@ class StepList:
             "status": ev.status,
             "what": what,
             "problem": bool(self.problems[i]) if i < len(self.problems) else False,
+            "damaged": bool(ev.flags & PLACEHOLDER),
         }
 
     def _paged(self, e: events.ValueChangeEventArguments[Any]) -> None:

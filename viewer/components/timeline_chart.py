@@ -285,12 +285,19 @@ def crash_marks(
             },
         }
     if session.integrity.torn_tail and axis.n:
-        shapes.append(_vline(axis.at(axis.n - 1), CRASH, "dot"))
-        notes.append(_note(axis.at(axis.n - 1), "torn tail", CRASH))
+        x = axis.at(axis.n - 1)
+        shapes.append(_vline(x, CRASH, "dot"))
+        last = crashes[-1] if crashes else None
+        if last is not None and last.resumed is None and last.after >= axis.n - 2 and notes:
+            # the run stopped while writing its last record: one label, the two would overlap
+            notes[-1] = _note(x, "crash · torn tail", CRASH, anchor="right")
+        else:
+            notes.append(_note(x, "torn tail", CRASH, anchor="right"))
     return shapes, notes, trace
 
 
-def _note(x: float, text: str, colour: str) -> dict[str, Any]:
+def _note(x: float, text: str, colour: str, anchor: str = "center") -> dict[str, Any]:
+    """A label above the plot at ``x`` (``anchor="right"``: ending there, for the last step)."""
     return {
         "x": x,
         "y": 1,
@@ -298,7 +305,7 @@ def _note(x: float, text: str, colour: str) -> dict[str, Any]:
         "text": text,
         "showarrow": False,
         "yanchor": "bottom",
-        "xanchor": "center",
+        "xanchor": anchor,
         "font": {"color": colour, "size": 10},
     }
 
@@ -315,6 +322,12 @@ def _vline(x: float, colour: str, dash: str) -> dict[str, Any]:
     }
 
 
+def chart_height(lanes: int) -> int:
+    """The chart box's height in px: 30 per lane and the axes (two lines of date ticks), at most 200.
+    The figure fills the box (autosize), so a short window can cap it in CSS."""
+    return min(200, 62 + 30 * max(lanes, 1))
+
+
 def layout(
     axis: Axis, shapes: list[dict[str, Any]], notes: list[dict[str, Any]], current: int | None
 ) -> dict[str, Any]:
@@ -322,8 +335,8 @@ def layout(
     if current is not None and current < axis.n:
         shapes.append(_vline(axis.at(current), "#111827", "solid"))
     return {
-        "height": min(190, 52 + 30 * max(len(axis.lanes), 1)),
-        "margin": {"l": 96, "r": 8, "t": 14, "b": 22},
+        "autosize": True,
+        "margin": {"l": 96, "r": 8, "t": 14, "b": 32},
         "showlegend": False,
         "uirevision": "keep",
         "hovermode": "closest",
@@ -361,6 +374,8 @@ class TimelineChart:
         with ui.row().classes("items-center gap-2 w-full wb-legend").mark("legend") as self.legend:
             self._legend()
         self.plot = ui.plotly(self._figure()).classes("w-full wb-timeline").mark("timeline")
+        # the box has its height before plotly draws, so nothing below it moves afterwards
+        self.plot.style(f"height: {chart_height(len(self.axis.lanes))}px")
         self.plot.on("plotly_click", self._click, js_handler=CLICK_JS)
         self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
 
