@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import os
+import signal
 import socket
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,10 +23,17 @@ from .store import Analyzer, Loader, SessionStore
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
 NATIVE_HELP = (
-    "--native needs pywebview: pip install 'walkback[native]' "
-    "(on Debian/Ubuntu also: apt install python3-gi gir1.2-webkit2-4.1; or pip install 'pywebview[qt]'); "
+    "--native needs pywebview and a web view it drives: `./run native` installs both; or "
+    "apt install gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config gcc, "
+    "then pip install 'walkback[native]' (or pip install 'pywebview[qt]'); "
     "or drop --native to use the browser"
 )
+NATIVE_NO_DISPLAY = (
+    "--native needs a desktop session (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+    "drop --native to use the browser"
+)
+NATIVE_SHUTDOWN_SECONDS = 3
+"""At most this long for the window's connections to close on Ctrl+C (or the server would wait for ever)."""
 
 
 class ViewerError(WalkbackError):
@@ -31,7 +43,41 @@ class ViewerError(WalkbackError):
 
 
 def native_available() -> bool:
-    return importlib.util.find_spec("webview") is not None
+    """pywebview and, on Linux, a toolkit it can drive: WebKitGTK through PyGObject, or Qt."""
+    if importlib.util.find_spec("webview") is None:
+        return False
+    if sys.platform != "linux":
+        return True  # pywebview's own web view (WebKit on macOS, Edge WebView2 on Windows)
+    qt = importlib.util.find_spec("qtpy") is not None and any(
+        importlib.util.find_spec(m) is not None for m in ("PyQt6", "PySide6", "PyQt5", "PySide2")
+    )
+    return qt or _webkit_gtk()
+
+
+def _webkit_gtk() -> bool:
+    """PyGObject finds WebKit2 4.1 or 4.0 (the versions pywebview's GTK backend asks for)."""
+    try:
+        gi = importlib.import_module("gi")
+    except ImportError:
+        return False
+    for version in ("4.1", "4.0"):
+        try:
+            gi.require_version("WebKit2", version)
+            return True
+        except ValueError:  # that version's typelib is not installed (or another one was required)
+            continue
+    return False
+
+
+def _exit_on_sigterm() -> None:
+    """Make SIGTERM end the process normally, closing the native window's process with it.
+
+    uvicorn shuts down on SIGTERM, then raises it again under the handler it found; with the default
+    one the process dies before multiprocessing's exit handler terminates the window's process, and
+    the window would stay on screen with no server behind it.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
 
 
 def build(store: SessionStore, *, token: str | None = None, poll: float | None = POLL_SECONDS) -> None:
@@ -112,8 +158,11 @@ def serve(
 
     ``announce`` receives the URL to open (with the token) just before the server starts.
     """
-    if native and not native_available():
-        raise ViewerError(NATIVE_HELP)
+    if native:
+        if not native_available():
+            raise ViewerError(NATIVE_HELP)
+        if sys.platform == "linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            raise ViewerError(NATIVE_NO_DISPLAY)
     if needs_token(host) and not token:
         raise ViewerError(f"host {host} is reachable from other machines: a token is required")
     store = make_store(paths, workspace=workspace, analyzer=analyzer)
@@ -123,6 +172,8 @@ def serve(
     path = start_path(store)
     if announce is not None:
         announce("a desktop window" if native else start_url(host, port, path, token))
+    if native:
+        _exit_on_sigterm()
     ui.run(
         host=host,
         port=None if native else port,
@@ -133,4 +184,5 @@ def serve(
         window_size=(1400, 900) if native else None,
         show_welcome_message=False,
         favicon=STATIC / "favicon.svg",
+        timeout_graceful_shutdown=NATIVE_SHUTDOWN_SECONDS if native else None,  # uvicorn: None, no limit
     )
