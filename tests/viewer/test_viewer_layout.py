@@ -28,6 +28,8 @@ SAMPLES = ROOT / "samples"
 RECOVERED = SAMPLES / "rename-recovered"
 CLEAN = SAMPLES / "rename-clean"
 MULTI = SAMPLES / "multi-agent"
+CLINE_TASK = ROOT / "tests" / "importers" / "test_cline" / "1733145600000"
+"""A Cline task folder written as Cline writes one (there is none in the shared corpus)."""
 CORPUS = ROOT.parent / "shared" / "corpus"
 WALKBACK = Path(sys.executable).with_name("walkback")
 SIZES = [(1440, 900), (800, 600)]
@@ -154,12 +156,25 @@ def window(screen) -> Iterator[Callable[[int, int], None]]:
         driver.set_window_size(*DEFAULT_SIZE)
 
 
-def open_session(screen, window, path: Path, size: tuple[int, int], step: int | None = None, **opts) -> str:
+def open_session(
+    screen,
+    window,
+    path: Path,
+    size: tuple[int, int],
+    step: int | None = None,
+    settle_on: str | None = None,
+    **opts: Any,
+) -> str:
+    """Serve ``path``, size the window, open the session (at ``step``) and wait for its step title
+    (or, for a session that opens on its conversation, for ``settle_on``)."""
     configure([path], **opts)
     sid = entry_id(path)
     window(*size)
     screen.open(f"/s/{sid}" + (f"/step/{step}" if step else ""))
-    wait_step(screen, step or 1)
+    if settle_on:
+        wait_until(screen, f"document.querySelector('{settle_on}')", timeout=8)
+    else:
+        wait_step(screen, step or 1)
     settle(screen)
     return sid
 
@@ -451,8 +466,34 @@ def test_file_content_and_command_output_have_no_literal_backslash_n(
         shot(screen, f"layout-{size[0]}-{name}")
 
 
+@pytest.mark.skipif(not CLINE_TASK.is_dir(), reason="no Cline task folder in this checkout")
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_the_conversation_shows_tool_arguments_as_lines(screen, window, size: tuple[int, int]) -> None:
+    """A foreign session opens on its conversation: a tool call's multi-line argument (Cline's
+    SEARCH/REPLACE block) is shown as lines under its key, not as JSON with ``\\n`` in it."""
+    from walkback.timeline.details import ToolCall
+
+    session = importers.load(CLINE_TASK)
+    step, key, value = next(
+        (i, k, v)
+        for i in range(len(session))
+        if isinstance(d := session.detail(i), ToolCall) and not d.command
+        for k, v in d.arguments.items()
+        if isinstance(v, str) and v.count("\n") >= 3
+    )
+    open_session(screen, window, CLINE_TASK, size, step=step + 1, settle_on=".wb-conv, .wb-tool")
+    tool = screen.find_by_css(f'.wb-tool[data-step="{step + 1}"]')
+    text = screen.selenium.execute_script("return arguments[0].innerText", tool)
+    assert "\\n" not in text
+    lines = [ln.strip() for ln in text.splitlines()]
+    assert f"{key}:" in lines
+    for line in (ln.strip() for ln in value.splitlines() if ln.strip()):
+        assert line in lines, f"{line!r} is not a line of the tool call"
+    assert_seen(screen, tool.find_element(By.CSS_SELECTOR, ".wb-msg-head"), "the tool call's head")
+    shot(screen, f"layout-{size[0]}-conversation")
+
+
 # -- issue 10: one session of each foreign format -----------------------------------------------
-CLINE = ROOT / "tests" / "importers" / "test_cline" / "1733145600000"
 FORMATS = [
     ("claude-code", "claude-code/vscode-copilot-chat/50a7220d-7250-46f3-b38e-b716ce25032e.jsonl", None),
     ("codex", "codex/localpush/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl", None),
@@ -476,7 +517,7 @@ def test_one_session_of_each_format_opens(
     from walkback.importers.registry import PART
     from walkback.viewer.components.step_list import PAGE_SIZE
 
-    file = CLINE if rel is None else CORPUS / rel
+    file = CLINE_TASK if rel is None else CORPUS / rel
     if not file.exists():
         pytest.skip(f"no {file} (../shared/corpus is absent)")
     path = file.with_name(f"{file.name}{PART}{part}") if part else file

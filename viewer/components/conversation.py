@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from markdown_it import MarkdownIt
@@ -35,6 +36,7 @@ from walkback.timeline.session import Agent, Session
 from walkback.timeline.summary import summary
 
 from .common import as_text, clip
+from .text import flatten
 
 BEFORE, AFTER = 12, 28
 """Items of the transcript shown before and after the current step."""
@@ -194,8 +196,7 @@ class ConversationPanel:
 
     def _tool(self, i: int, call: ToolCall) -> str:
         s = self.session
-        args = call.arguments if isinstance(call.arguments, str) else as_text(call.arguments)
-        args = call.command or args
+        args = call.command or args_text(call.arguments)
         left = (
             f'<div class="wb-msg-head">{_esc(call.name)} {_esc(clip(call.target, 200))} {self._link(i)}</div>'
             f'<div class="wb-pre">{_esc(clip(str(args), MAX_TOOL_TEXT))}</div>'
@@ -230,6 +231,24 @@ class ConversationPanel:
         )
 
 
+def args_text(args: Any) -> str:
+    """A tool call's arguments as a person reads them: ``key: value`` a line, and a text of several
+    lines indented on the lines under its key (as JSON, its line breaks would show as ``\\n``)."""
+    if isinstance(args, str):
+        return args
+    if not isinstance(args, dict) or not args:
+        return as_text(args)
+    out: list[str] = []
+    for key, value in flatten(args):
+        if not isinstance(value, str):
+            out.append(f"{key}: {as_text(value)}")
+        elif "\n" in value:
+            out += [f"{key}:", *("  " + line for line in value.rstrip("\n").split("\n"))]
+        else:
+            out.append(f"{key}: {value}")
+    return "\n".join(out)
+
+
 def _detail(session: Session, i: int) -> Detail:
     try:
         return session.detail(i)
@@ -237,4 +256,4 @@ def _detail(session: Session, i: int) -> Detail:
         return Integrity(what="unreadable record", reason=str(e))
 
 
-__all__ = ["ConversationPanel", "is_conversation", "markdown", "prose_html", "usage_text"]
+__all__ = ["ConversationPanel", "args_text", "is_conversation", "markdown", "prose_html", "usage_text"]
