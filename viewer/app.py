@@ -69,15 +69,19 @@ def _webkit_gtk() -> bool:
     return False
 
 
-def _exit_on_sigterm() -> None:
-    """Make SIGTERM end the process normally, closing the native window's process with it.
+def _native_signals() -> None:
+    """Ctrl+C and SIGTERM stop the server, which then closes the window, with no traceback.
 
-    uvicorn shuts down on SIGTERM, then raises it again under the handler it found; with the default
-    one the process dies before multiprocessing's exit handler terminates the window's process, and
-    the window would stay on screen with no server behind it.
+    uvicorn shuts down on either signal, then raises it again under the handler it found. For SIGTERM
+    the default one would kill the process before multiprocessing's exit handler terminates the
+    window's process, and the window would stay on screen with no server behind it: exit normally
+    instead. SIGINT is ignored from here until uvicorn takes it: the window's process, spawned in
+    between, inherits that, so a Ctrl+C (sent to the whole process group) is left to the server
+    rather than ending the window's process with a KeyboardInterrupt traceback.
     """
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def build(store: SessionStore, *, token: str | None = None, poll: float | None = POLL_SECONDS) -> None:
@@ -173,7 +177,7 @@ def serve(
     if announce is not None:
         announce("a desktop window" if native else start_url(host, port, path, token))
     if native:
-        _exit_on_sigterm()
+        _native_signals()
     ui.run(
         host=host,
         port=None if native else port,
