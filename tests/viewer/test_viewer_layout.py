@@ -213,11 +213,9 @@ def test_a_file_change_shows_its_diff_without_scrolling(screen, window, size: tu
     session = importers.load(RECOVERED)
     edit = int(select(session, Query(kinds=frozenset({"tool_call"}), tools=frozenset({"replace_symbol"})))[0])
     open_session(screen, window, RECOVERED, size, step=edit + 1)
+    old = session.detail(edit).arguments["old"]  # the rename's old name: the first line removed
     first = screen.find_by_css(".wb-diff .wb-txt.wb-add, .wb-diff .wb-txt.wb-del")
-    assert first.text.strip(), "the first changed line is empty"
-    assert first.text.lstrip("+-").strip() in {"getUserById", "fetchUser"} or (
-        "getUserById" in first.text or "fetchUser" in first.text
-    )
+    assert "wb-del" in first.get_attribute("class") and first.text.startswith("-") and old in first.text
     assert screen.selenium.execute_script(VIEWPORT_JS)[3] == 0
     assert_seen(screen, first, "the diff's first changed line")
     shot(screen, f"layout-{size[0]}-diff")
@@ -266,9 +264,9 @@ def test_the_demo_shows_its_crash_and_each_agents_history(
     assert len(rows) == 1
     cell = rows[0].find_element(By.CSS_SELECTOR, "td.wb-what")
     assert cell.text == crash.text(session, short=True)
-    assert (
-        cell.text.startswith("crash: the run stopped while step ") and " run_command was running" in cell.text
-    )
+    # which calls were under way depends on when the kill lands: the words around them do not
+    assert cell.text.startswith("crash: the run stopped while step ") and " was running (agents " in cell.text
+    assert all(f"step {i + 1} (" in cell.text for i in crash.running)
     assert cell.text.endswith(f"; resumed at step {crash.resumed + 1}")
     kind = rows[0].find_element(By.CSS_SELECTOR, "td:nth-child(4)")  # step, lsn, time, kind, status, what
     status = rows[0].find_element(By.CSS_SELECTOR, "td.wb-col-status")
@@ -294,9 +292,10 @@ def test_the_demo_shows_its_crash_and_each_agents_history(
     stories = agent_stories(session, found)
     assert sorted(cards) == sorted(s.agent for s in stories) == ["auth", "billing", "main", "search"]
     crashed = [s for s in stories if any(m.what == "crashed" for m in s.moments)]
-    # the kill lands while one subagent runs its tests: that one and main crashed (which one varies)
+    # the kill lands while subagents work: main and those crashed (which ones varies from run to run)
     sub = session.event(crash.running[0]).agent
-    assert {s.agent for s in crashed} == set(crash.agents) == {"main", sub} and sub != "main"
+    assert {s.agent for s in crashed} == set(crash.agents) and {"main", sub} <= set(crash.agents)
+    assert sub != "main"
     for s in stories:
         card = cards[s.agent].text
         words = [f"{m.what} at step {m.step + 1}" for m in s.moments]
@@ -304,12 +303,15 @@ def test_the_demo_shows_its_crash_and_each_agents_history(
         assert all(k >= 0 for k in at) and at == sorted(at), f"{s.agent}: {words} not in order in {card!r}"
         assert s.outcome == "completed" and "completed" in card
     card = cards[sub].text
-    assert (
-        f"crashed at step {crash.running[0] + 1}" in card and f"recovered at step {crash.resumed + 1}" in card
-    )
-    for s in crashed:  # the crashed agents' histories are on screen, not below the fold
+    assert f"crashed at step {crash.running[0] + 1}" in card and "recovered at step " in card
+    # main's history is on screen as the tab opens; the others are a scroll of the detail pane away
+    for k, s in enumerate(crashed):
         history = cards[s.agent].find_element(By.XPATH, ".//*[contains(., 'crashed at step')][last()]")
+        if k:
+            screen.selenium.execute_script("arguments[0].scrollIntoView({block: 'nearest'})", history)
         assert_seen(screen, history, f"{s.agent}'s history")
+    if size == (1440, 900):
+        assert screen.selenium.execute_script(VIEWPORT_JS)[3] == 0
     shot(screen, f"demo-{size[0]}-agents")
 
 
