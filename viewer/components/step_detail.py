@@ -92,9 +92,8 @@ class StepDetail:
         self.targets: list[int | None] = [None, None]
         with ui.column().classes("w-full gap-2").mark("step-detail") as self.root:
             with ui.row().classes("items-center gap-2 w-full no-wrap"):
-                self.title = (
-                    ui.label().classes("wb-step-title text-base font-bold whitespace-nowrap").mark("detail-step")
-                )
+                title = ui.label().classes("wb-step-title text-base font-bold whitespace-nowrap")
+                self.title = title.mark("detail-step")
                 self.kind = ui.label().classes("wb-kind")
                 self.type = ui.label().classes("text-grey-7 font-mono text-xs")
                 self.status = ui.badge().classes("wb-status")
