@@ -163,6 +163,8 @@ def serve(
     ``announce`` receives the URL to open (with the token) just before the server starts.
     """
     if native:
+        if needs_token(host):  # the window opens without the token, which is only printed for a browser
+            raise ViewerError(f"--native shows the viewer on this machine only: drop --host {host}")
         if not native_available():
             raise ViewerError(NATIVE_HELP)
         if sys.platform == "linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):

@@ -20,16 +20,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from PIL import Image, ImageGrab, features
 from viewer_env import ARTIFACTS, ROOT
+
+from walkback.cli import cli
 
 SAMPLE = ROOT / "samples" / "rename-recovered"
 SCREEN = (1440, 900)
 SETTLE = 3.0
 """Seconds without a change on screen after which the page counts as rendered."""
-INSTALL = "WALKBACK_NATIVE=1 ./run test tests/viewer/test_native_window.py (or ./run native --help)"
-
-pytestmark = pytest.mark.slow
+INSTALL = "WALKBACK_NATIVE=1 ./run test tests/viewer/test_native_window.py installs it"
 
 
 def _missing(what: str) -> None:
@@ -96,6 +97,24 @@ def painted(image: Image.Image) -> tuple[float, int]:
     return 1 - background / (image.width * image.height), len(colours)
 
 
+def test_native_with_another_host_is_one_line_error() -> None:
+    r = CliRunner().invoke(cli, ["view", str(SAMPLE), "--native", "--host", "0.0.0.0"])
+    assert r.exit_code == 2
+    assert r.output == "Error: --native shows the viewer on this machine only: drop --host 0.0.0.0\n"
+
+
+def test_native_without_a_display_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from walkback.viewer.app import native_available
+
+    if not native_available():
+        pytest.skip(f"needs pywebview with WebKitGTK (the `native` extra): {INSTALL}")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    r = CliRunner().invoke(cli, ["view", str(SAMPLE), "--native"])
+    assert r.exit_code == 2 and r.output.startswith("Error: --native needs a desktop session"), r.output
+
+
+@pytest.mark.slow
 def test_native_window_shows_the_session(display: str, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_CURRENT_TEST", "WAYLAND_DISPLAY")}
     env |= {
