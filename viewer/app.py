@@ -132,8 +132,9 @@ def make_store(
     from walkback import importers
 
     for p in paths:
-        if not p.exists():
-            raise ViewerError("no such file or directory", path=p)
+        file, _ = importers.split_part(p)
+        if not file.exists():
+            raise ViewerError("no such file or directory", path=file)
     store = SessionStore(
         paths,
         loader=loader or importers.load_chunks,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from walkback.importers.base import MultiSession
-from walkback.importers.registry import PART
+from walkback.importers.registry import PART, split_part
 from walkback.journal.errors import WalkbackError
 
 Detect = Callable[[Path], Any]
@@ -63,7 +63,10 @@ def discover(paths: list[Path], detect: Detect, *, depth: int = 3) -> list[Path]
 
 
 def _sessions(detect: Detect, p: Path) -> list[Path]:
-    """``p``, or ``p#part`` for each session of a file that holds several (an Inspect log's samples)."""
+    """``p``, or ``p#part`` for each session of a file that holds several (an Inspect log's samples);
+    a ``file#part`` given by name is that one session."""
+    if split_part(p)[1] is not None:
+        return [p]
     try:
         imp = detect(p)
         parts = imp.parts(p) if isinstance(imp, MultiSession) else []

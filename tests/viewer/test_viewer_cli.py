@@ -129,6 +129,27 @@ def test_other_hosts_need_the_printed_token(tmp_path: Path) -> None:
             assert client.get(r.headers["location"]).status_code == 200
 
 
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+INSPECT_LOG = CORPUS / "inspect" / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+
+
+@pytest.mark.skipif(not INSPECT_LOG.is_file(), reason="no ../shared/corpus beside this checkout")
+def test_one_session_of_a_log_by_its_address(tmp_path: Path) -> None:
+    """``walkback view LOG#PART`` serves that sample, as ``walkback show LOG#PART`` reads it; a part
+    the log does not hold is one line naming the ones it does."""
+    address = f"{INSPECT_LOG}#3_epoch_1"
+    port = free_port()
+    with viewer_process(address, "--port", str(port)) as (_, url):
+        assert url == f"http://127.0.0.1:{port}/s/{entry_id(Path(address))}"
+        home = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)  # one session: its page
+        assert home.status_code == 307 and home.headers["location"] == url.split(str(port))[1]
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and "3_epoch_1" in page.text and "4_epoch_1" not in page.text
+    r = CliRunner().invoke(cli, ["view", f"{INSPECT_LOG}#nope", "--no-open"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.strip().startswith(f"Error: {INSPECT_LOG}: no sample 'nope' in this log; it holds: 1_epoch_1")
+
+
 def _listeners(port: int) -> list:
     """Sockets listening on ``port`` (from /proc/net, no extra tools)."""
     out = []
