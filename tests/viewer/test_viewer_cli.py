@@ -147,7 +147,8 @@ def test_one_session_of_a_log_by_its_address(tmp_path: Path) -> None:
         assert page.status_code == 200 and "3_epoch_1" in page.text and "4_epoch_1" not in page.text
     r = CliRunner().invoke(cli, ["view", f"{INSPECT_LOG}#nope", "--no-open"])
     assert r.exit_code == 2 and "Traceback" not in r.output
-    assert r.output.strip().startswith(f"Error: {INSPECT_LOG}: no sample 'nope' in this log; it holds: 1_epoch_1")
+    said = r.output.strip()
+    assert said.startswith(f"Error: {INSPECT_LOG}: no sample 'nope' in this log; it holds: 1_epoch_1")
 
 
 def _listeners(port: int) -> list:
