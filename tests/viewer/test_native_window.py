@@ -61,8 +61,9 @@ def display() -> Iterator[str]:
     )
     os.close(write)
     try:
-        ready, _, _ = select.select([read], [], [], 15)
-        number = os.read(read, 16).decode().strip() if ready else ""
+        poll = select.poll()  # not select.select: a long test run holds descriptors past 1024
+        poll.register(read, select.POLLIN)
+        number = os.read(read, 16).decode().strip() if poll.poll(15_000) else ""
         assert number.isdigit(), f"Xvfb did not report a display (exit code {xvfb.poll()})"
         yield f":{number}"
     finally:
