@@ -9,7 +9,9 @@ scaled the same way, so a fifth of the bytes are subagents read into the same se
 (1) full import (``importers.load``: every line of every file parsed, mapped, paired, interleaved
     by time) vs ``orjson.loads`` of every line of the same files.   ratio = import / raw, goal <= 3.0.
 (2) peak RSS of a fresh process importing it (VmHWM) vs the session's size.   goal <= 1.0.
-(3) claude-code-log (``claude-code-log FILE -o OUT.html``: HTML of the transcript), when installed
+(3) the viewer on the same session (``bench/viewer.py --measure``, in its own process): the first
+    usable page after the loader starts (goal <= 1.5 s) and the step p95 (goal < 50 ms).
+(4) claude-code-log (``claude-code-log FILE -o OUT.html``: HTML of the transcript), when installed
     (on the PATH, or in the venv named by CLAUDE_CODE_LOG_VENV), run once on the same session file:
     its time against the import's, its peak RSS against the import's.
 
@@ -134,6 +136,32 @@ def run_peer(cmd: list[str], session: Path, out: Path) -> tuple[float, int, int]
     return took, usage.ru_maxrss * 1024, out.stat().st_size
 
 
+def viewer(session: Path) -> bool:
+    """The viewer's first usable page and step latency on ``session`` (bench/viewer.py's measure)."""
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("viewer.py")), "--measure", str(session)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    r = orjson.loads(proc.stdout.strip().splitlines()[-1])
+    ok = report(
+        "viewer: first usable page (seconds)",
+        r["first"],
+        "<= 1.5",
+        r["first"] <= 1.5,
+        f"(after the loader starts; the whole session served after {r['full']:.2f} s)",
+    )
+    return ok & report(
+        "viewer: step p95 (ms)",
+        r["p95"] * 1e3,
+        "< 50",
+        r["p95"] < 0.05,
+        f"(p50 {r['p50'] * 1e3:.1f} ms, server side, best of 3 rounds of 300 steps)",
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=int, default=100)
@@ -175,6 +203,7 @@ def main() -> int:
             f"(peak {peak / 1e6:.0f} MB for {size / 1e6:.0f} MB; the interpreter with its imports alone:"
             f" {base / 1e6:.0f} MB; {(peak - base) / events:.0f} bytes per event above it)",
         )
+        ok &= viewer(session)
         cmd = peer()
         if cmd is None:
             print("claude-code-log: not installed (pip install claude-code-log; or set CLAUDE_CODE_LOG_VENV)")
