@@ -7,6 +7,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from browser_steps import press, wait_step
 from sample_runs import XSS, build_run
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
@@ -27,26 +28,6 @@ def wait_path(screen, expected: str, timeout: float = 5.0) -> None:
     while path_of(screen) != expected and time.monotonic() < deadline:
         time.sleep(0.05)
     assert path_of(screen) == expected
-
-
-def detail_step(screen) -> int:
-    return int(screen.find_by_css(".wb-step-title").text.split()[1])
-
-
-def wait_step(screen, n: int, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if detail_step(screen) == n:
-                return
-        except Exception:  # noqa: BLE001 - the panel is being redrawn
-            pass
-        time.sleep(0.05)
-    assert detail_step(screen) == n
-
-
-def press(screen, key: str) -> None:
-    screen.find_by_css("body").send_keys(key)
 
 
 def test_keyboard_deep_links_back_forward_diff_and_problems(screen, tmp_path: Path) -> None:

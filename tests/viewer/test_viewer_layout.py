@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_steps import press, wait_step
 from selenium.webdriver.common.by import By
 from viewer_env import ARTIFACTS, ROOT, configure
 from walkback.viewer.store import entry_id
@@ -42,20 +43,6 @@ needs_samples = pytest.mark.skipif(
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def detail_step(screen) -> int:
-    return int(screen.find_by_css(".wb-step-title").text.split()[1])
-
-
-def wait_step(screen, n: int, timeout: float = 8.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if detail_step(screen) == n:
-                return
-        except Exception:  # noqa: BLE001 - the panel is being redrawn
-            pass
-        time.sleep(0.05)
-    assert detail_step(screen) == n
 
 
 def wait_until(screen, script: str, timeout: float = 5.0) -> Any:
@@ -68,10 +55,6 @@ def wait_until(screen, script: str, timeout: float = 5.0) -> Any:
             return value
         time.sleep(0.05)
     return value
-
-
-def press(screen, key: str) -> None:
-    screen.find_by_css("body").send_keys(key)
 
 
 def settle(screen) -> None:
