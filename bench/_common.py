@@ -93,6 +93,32 @@ def child_peak_rss(code: str, *args: str) -> int:
     return int(kib) * 1024
 
 
+LOAD = (
+    "import sys; from walkback.importers import load; s = load(sys.argv[1]); print(len(s), file=sys.stderr)"
+)
+"""A child that imports the session its argument names (for :func:`child_peak_rss`)."""
+IMPORTS = "import walkback.importers, walkback.timeline, walkback.journal"
+"""A child with walkback's parts imported and nothing read: the floor under a peak RSS."""
+
+
+def report_peak_rss(
+    path: Path, size: int, events: int, goal: float, of: str = "file size"
+) -> tuple[bool, int]:
+    """The peak RSS of a fresh process importing ``path`` against ``size``, one report line, and
+    that peak (bytes)."""
+    peak = child_peak_rss(LOAD, str(path))
+    base = child_peak_rss(IMPORTS)
+    ok = report(
+        f"peak RSS / {of}",
+        peak / size,
+        f"<= {goal}",
+        peak / size <= goal,
+        f"(peak {peak / 1e6:.0f} MB for {size / 1e6:.0f} MB; the interpreter with its imports alone:"
+        f" {base / 1e6:.0f} MB; {(peak - base) / events:.0f} bytes per event above it)",
+    )
+    return ok, peak
+
+
 def scratch_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
     """A temporary directory (``BENCH_DIR`` chooses the disk; default: the system temp dir)."""
     return tempfile.TemporaryDirectory(prefix=prefix, dir=os.environ.get("BENCH_DIR"))

@@ -24,13 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
+from _common import LOAD, best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
 from walkback.importers import load  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "aider"
-LOAD = (
-    "import sys; from walkback.importers import load; s = load(sys.argv[1]); print(len(s), file=sys.stderr)"
-)
 IMPORTS = "from walkback.importers import importers; importers()"
 """The baseline process: the interpreter with every importer registered (what ``load`` does first)."""
 BLOCK = 1 << 22

@@ -33,7 +33,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
+from _common import best_of, load_note, report, report_peak_rss, scratch_dir, timed  # noqa: E402
 from walkback.importers import load  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "claude-code"
@@ -45,10 +45,6 @@ BODIES = (
     CORPUS / "spotter" / "short.jsonl",
 )
 SUBAGENT_SHARE = 0.2
-LOAD = (
-    "import sys; from walkback.importers import load; s = load(sys.argv[1]); print(len(s), file=sys.stderr)"
-)
-IMPORTS = "import walkback.importers, walkback.timeline, walkback.journal"
 _UUID = re.compile(rb"[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 _IDS = re.compile(rb'"(toolu_|tooluse_|msg_|req_|srvtoolu_)')
 
@@ -193,16 +189,8 @@ def main() -> int:
             f"(raw {raw_t:.2f} s, import {imp_t:.2f} s = {imp_t / lines * 1e6:.1f} us per line;"
             f" CPU ratio {imp_c / raw_c:.2f})",
         )
-        peak = child_peak_rss(LOAD, str(session))
-        base = child_peak_rss(IMPORTS)
-        ok &= report(
-            "peak RSS / session size",
-            peak / size,
-            "<= 1.0",
-            peak / size <= 1.0,
-            f"(peak {peak / 1e6:.0f} MB for {size / 1e6:.0f} MB; the interpreter with its imports alone:"
-            f" {base / 1e6:.0f} MB; {(peak - base) / events:.0f} bytes per event above it)",
-        )
+        met, peak = report_peak_rss(session, size, events, 1.0, of="session size")
+        ok &= met
         ok &= viewer(session)
         cmd = peer()
         if cmd is None:

@@ -26,14 +26,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_of, child_peak_rss, load_note, report, scratch_dir, timed  # noqa: E402
+from _common import best_of, load_note, report, report_peak_rss, scratch_dir, timed  # noqa: E402
 from walkback.importers import load  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-LOAD = (
-    "import sys; from walkback.importers import load; s = load(sys.argv[1]); print(len(s), file=sys.stderr)"
-)
-IMPORTS = "import walkback.importers, walkback.timeline, walkback.journal"
 
 
 def largest(folder: str, pattern: str) -> Path:
@@ -168,16 +164,7 @@ def bench(name: str, megabytes: int, rounds: int) -> bool:
             imp_t / raw_t <= 3.0,
             f"(raw {raw_t:.2f} s, import {imp_t:.2f} s; CPU ratio {imp_c / raw_c:.2f})",
         )
-        peak = child_peak_rss(LOAD, str(path))
-        base = child_peak_rss(IMPORTS)
-        ok &= report(
-            "peak RSS / file size",
-            peak / size,
-            "<= 1.5",
-            peak / size <= 1.5,
-            f"(peak {peak / 1e6:.0f} MB for {size / 1e6:.0f} MB; the interpreter with its imports alone:"
-            f" {base / 1e6:.0f} MB; {(peak - base) / events:.0f} bytes per event above it)",
-        )
+        ok &= report_peak_rss(path, size, events, 1.5)[0]
     return ok
 
 
