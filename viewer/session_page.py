@@ -18,6 +18,7 @@ from walkback.timeline.query import Query, locate, problems_mask, select
 from walkback.timeline.story import agent_stories, crashes, lsn_matches
 
 from .components.agents import agents_panel
+from .components.common import hint
 from .components.controls import ControlActions, Controls
 from .components.conversation import ConversationPanel, is_conversation
 from .components.filters import FilterBar
@@ -109,11 +110,11 @@ class SessionPage:
         self.top.clear()
         with self.top:
             self.header_box = ui.row().classes("items-center gap-2 no-wrap grow min-w-0")
-            self.chart_toggle = (
+            self.chart_toggle = hint(
                 ui.button(icon="timeline", on_click=self._toggle_chart)
                 .props("flat dense round size=sm color=white")
-                .mark("chart-toggle")
-                .tooltip("show or hide the timeline")
+                .mark("chart-toggle"),
+                "show or hide the timeline",
             )
         live = session.status == "running"
         c = self.cursor  # the same cursor for the life of the page (reloads only change its view)

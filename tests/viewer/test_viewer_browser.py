@@ -230,3 +230,40 @@ def _assert_inert(screen) -> None:
     with pytest.raises(NoAlertPresentException):
         screen.selenium.switch_to.alert.text  # noqa: B018
     assert screen.selenium.execute_script(INJECTED) == []
+
+
+def test_the_filter_menu_is_built_when_opened_and_narrows_the_list(screen) -> None:
+    """The kind/agent/tool/file/status selects are built on the menu's first opening (a page that
+    never opens it does not pay for them); choosing a kind there filters the list and the URL."""
+    from walkback.timeline.query import Query, select
+
+    from walkback import importers
+
+    session = importers.load(SAMPLE)
+    calls = [int(i) + 1 for i in select(session, Query(kinds=frozenset({"tool_call"})))]
+    configure([SAMPLE])
+    sid = entry_id(SAMPLE)
+    screen.open(f"/s/{sid}")
+    wait_step(screen, 1)
+    assert not screen.selenium.find_elements(By.CSS_SELECTOR, ".q-select[title], .q-menu .q-select")
+    more = screen.find_by_css("button[title='filter by kind, agent, tool, file, status']")
+    more.click()
+    kind = screen.find_by_css(".q-menu .q-select")  # waits for the menu and its first select
+    assert "kind" in kind.text
+    kind.click()
+    screen.find_by_css(".q-item[role='option']")  # waits for the options' own menu
+    options = screen.selenium.find_elements(By.CSS_SELECTOR, ".q-item[role='option']")
+    next(o for o in options if o.text.startswith("tool_call (")).click()
+    wait_path(screen, f"/s/{sid}/step/{calls[0]}?kind=tool_call")  # the cursor moved onto the first one
+    press(screen, Keys.ESCAPE)
+
+    def shown() -> list[int]:
+        rows = screen.selenium.find_elements(By.CSS_SELECTOR, ".wb-steps tbody tr:not(.wb-crash)")
+        return [int(r.find_element(By.CSS_SELECTOR, "td").text) for r in rows]
+
+    deadline = time.monotonic() + 5
+    while shown() != calls[:50] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert shown() == calls[:50]
+    # the buttons' hints are plain title attributes now, not tooltip elements
+    assert screen.find_by_css("button[title='next (j, →)']")

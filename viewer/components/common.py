@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from nicegui import ui
+
+E = TypeVar("E", bound=ui.element)
 
 MAX_TEXT = 20_000
 """Characters of one field shown before it is cut (the raw record keeps the rest)."""
@@ -34,6 +36,14 @@ STATUS_COLORS = {
     "corrupt": "negative",
     "cancelled": "grey",
 }
+
+
+def hint(element: E, text: str) -> E:
+    """A one-line tooltip as the element's ``title`` attribute: a page has a dozen of them, and a
+    ``ui.tooltip`` each would be a dozen more elements to build and send per page view (Vue sets
+    the attribute as text)."""
+    element.props["title"] = text
+    return element
 
 
 def status_color(status: str) -> str:

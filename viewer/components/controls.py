@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from ..cursor import SPEEDS, ReplayCursor
+from .common import hint
 
 
 @dataclass
@@ -27,26 +28,19 @@ class Controls:
     def __init__(self, cursor: ReplayCursor, actions: ControlActions, *, live: bool) -> None:
         self.cursor = cursor
         with ui.row().classes("items-center gap-0 no-wrap wb-controls").mark("controls"):
-            ui.button(icon="first_page", on_click=actions.first).props("flat dense").mark(
-                "step-first"
-            ).tooltip("first step")
-            ui.button(icon="chevron_left", on_click=actions.prev).props("flat dense").mark(
-                "step-prev"
-            ).tooltip("previous (k, ←)")
-            self.play = ui.button(icon="play_arrow", on_click=actions.toggle).props("flat dense").mark("play")
-            self.play.tooltip("play / pause (space)")
-            ui.button(icon="chevron_right", on_click=actions.next).props("flat dense").mark(
-                "step-next"
-            ).tooltip("next (j, →)")
-            ui.button(icon="last_page", on_click=actions.last).props("flat dense").mark("step-last").tooltip(
-                "last step"
-            )
-            ui.select(
+            _button("first_page", actions.first, "step-first", "first step")
+            _button("chevron_left", actions.prev, "step-prev", "previous (k, ←)")
+            self.play = _button("play_arrow", actions.toggle, "play", "play / pause (space)")
+            _button("chevron_right", actions.next, "step-next", "next (j, →)")
+            _button("last_page", actions.last, "step-last", "last step")
+            speed = ui.select(
                 {s: f"{s:g}×" for s in SPEEDS},
                 value=cursor.speed,
                 on_change=lambda e: actions.speed(float(e.value)),
-            ).props("dense options-dense borderless").classes("w-16").mark("speed").tooltip(
-                "steps per second"
+            )
+            hint(
+                speed.props("dense options-dense borderless").classes("w-16").mark("speed"),
+                "steps per second",
             )
             self.jump = (
                 ui.input(placeholder="go to lsn, agent:lsn, #step (g)")
@@ -55,13 +49,13 @@ class Controls:
             )
             self.jump.mark("jump")
             self.jump.on("keydown.enter", lambda: actions.jump(str(self.jump.value or "")))
-            self.follow = (
-                ui.switch("follow", value=live)
-                .props("dense")
-                .mark("follow")
-                .tooltip("stay on the newest step while the journal grows")
-            )
+            self.follow = ui.switch("follow", value=live).props("dense").mark("follow")
+            hint(self.follow, "stay on the newest step while the journal grows")
             self.follow.set_visibility(live)
 
     def show_playing(self, playing: bool) -> None:
         self.play.props(f"icon={'pause' if playing else 'play_arrow'}")
+
+
+def _button(icon: str, action: Callable[[], object], mark: str, tip: str) -> ui.button:
+    return hint(ui.button(icon=icon, on_click=action).props("flat dense").mark(mark), tip)

@@ -1,7 +1,8 @@
 """The file change panel: pre→post diff (unified or side by side) with hash badges.
 
-Built once; a new change updates texts and badges in place, and the diff is one
-:class:`~.text.Lines` element whose rows change (line numbers, blank lines kept, text never HTML).
+Built once, when the first change is shown; a new change updates texts and badges in place, and
+the diff is one :class:`~.text.Lines` element whose rows change (line numbers, blank lines kept,
+text never HTML).
 """
 
 from __future__ import annotations
@@ -58,10 +59,18 @@ class FileChangePanel:
     """Shows one :class:`ChangeView`; remembers the diff mode across steps."""
 
     def __init__(self, sid: str) -> None:
+        """Only the panel's place: its contents are built by the first :meth:`show` of a change
+        (a page that opens on another step does not pay for them)."""
         self.sid = sid
         self.mode = "unified"
         self.view: ChangeView | None = None
-        with ui.column().classes("w-full gap-1").mark("file-change") as self.root:
+        self.root = ui.column().classes("w-full gap-1").mark("file-change")
+        self.root.set_visibility(False)
+        self.built = False
+
+    def _build(self) -> None:
+        self.built = True
+        with self.root:
             with ui.row().classes("items-center gap-2 w-full"):
                 ui.icon("difference")
                 self.path = ui.label().classes("font-mono font-bold wb-break")
@@ -82,7 +91,6 @@ class FileChangePanel:
                     self.badges.append((b, tip))
             self.note = ui.label().classes("text-grey-7")
             self.diff = Lines().classes("wb-diff w-full").mark("diff")
-        self.root.set_visibility(False)
 
     def showing(self, call: int) -> bool:
         """Whether the change made by tool call ``call`` is what the panel shows already."""
@@ -96,6 +104,8 @@ class FileChangePanel:
         self.root.set_visibility(view is not None)
         if view is None or view is self.view:
             return
+        if not self.built:
+            self._build()
         self.view = view
         fc = view.change
         self.path.set_text(fc.path)

@@ -10,6 +10,8 @@ from typing import Any
 from nicegui import events, ui
 from walkback.timeline.query import Facets, Query
 
+from .common import hint
+
 MAX_OPTIONS = 1000
 
 
@@ -45,19 +47,29 @@ class FilterBar:
                 .props("flat dense no-caps size=sm")
                 .mark("more-filters") as self.more
             ):
-                self.more.tooltip("filter by kind, agent, tool, file, status")
-                with ui.menu().props("max-height=70vh"), ui.column().classes("p-2 gap-1 w-80"):
-                    self.selects = {
-                        "kinds": self._select("kind", facets.kinds, query.kinds),
-                        "agents": self._select("agent", facets.agents, query.agents),
-                        "tools": self._select("tool", facets.tools, query.tools),
-                        "files": self._select("file", facets.files, query.files),
-                        "statuses": self._select("status", facets.statuses, query.statuses),
-                    }
-            ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense size=sm").mark(
-                "clear-filters"
-            ).tooltip("clear all filters")
+                hint(self.more, "filter by kind, agent, tool, file, status")
+                self.menu = ui.menu().props("max-height=70vh")
+                self.menu.on_value_change(self._opened)
+            clear = ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense size=sm")
+            hint(clear.mark("clear-filters"), "clear all filters")
+        self.facets = facets
+        self.selects: dict[str, ui.select] = {}
         self._count()
+
+    def _opened(self, e: events.ValueChangeEventArguments[Any]) -> None:
+        """The menu's selects are built when it first opens: five selects with up to
+        :data:`MAX_OPTIONS` options each are most of a page's cost, and most views never open it."""
+        if not e.value or self.selects:
+            return
+        facets, query = self.facets, self.query
+        with self.menu, ui.column().classes("p-2 gap-1 w-80"):
+            self.selects = {
+                "kinds": self._select("kind", facets.kinds, query.kinds),
+                "agents": self._select("agent", facets.agents, query.agents),
+                "tools": self._select("tool", facets.tools, query.tools),
+                "files": self._select("file", facets.files, query.files),
+                "statuses": self._select("status", facets.statuses, query.statuses),
+            }
 
     def _select(self, label: str, pairs: list[tuple[str, int]], selected: frozenset[str]) -> ui.select:
         field = {"kind": "kinds", "agent": "agents", "tool": "tools", "file": "files", "status": "statuses"}[

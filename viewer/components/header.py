@@ -11,7 +11,7 @@ from typing import Any
 from nicegui import ui
 from walkback.timeline.session import Session
 
-from .common import plural, status_color
+from .common import hint, plural, status_color
 
 
 def integrity_color(badge: str) -> str:
@@ -61,8 +61,7 @@ def session_header(session: Session, *, files: int, problems: int, loading: bool
     progress = None
     with ui.row().classes("items-center gap-2 no-wrap wb-header min-w-0 grow").mark("session-header"):
         task = session.task or "(no task)"
-        with ui.label(task).classes("wb-task").mark("task"):
-            ui.tooltip(task)
+        hint(ui.label(task).classes("wb-task").mark("task"), task)
         ui.badge(session.status, color=status_color(session.status)).mark("status")
         if session.recovered:
             ui.badge("recovered", color="purple").mark("recovered")

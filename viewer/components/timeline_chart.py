@@ -104,8 +104,9 @@ class Axis:
         return float(self.x[i])
 
 
-def hover_texts(session: Session, rows: np.ndarray) -> list[str]:
-    """``step 13 · recovery · auth:7<br>run_command python -m …`` from the event table (no parsing)."""
+def hover_texts(session: Session, rows: np.ndarray) -> tuple[str, ...]:
+    """``step 13 · recovery · auth:7<br>run_command python -m …`` from the event table (no parsing);
+    a tuple, which NiceGUI sends as it is rather than copying it into an observed list per page."""
     t = session.table
     vals = t.pool.values
     shared = lsn_is_shared(session)
@@ -122,7 +123,7 @@ def hover_texts(session: Session, rows: np.ndarray) -> list[str]:
         if len(what) > HOVER_CHARS:
             what = what[: HOVER_CHARS - 1] + "…"
         out.append(_plot_text(head) + ("<br>" + _plot_text(what) if what else ""))
-    return out
+    return tuple(out)
 
 
 def traces(
@@ -373,22 +374,27 @@ class TimelineChart:
         self.axis = Axis(session)
         with ui.row().classes("items-center gap-2 w-full wb-legend").mark("legend") as self.legend:
             self._legend()
-        self.plot = ui.plotly(self._figure()).classes("w-full wb-timeline").mark("timeline")
+        # every change to the element re-sends (and NiceGUI re-wraps) its figure: set it last, once
+        self.plot = ui.plotly({"data": [], "layout": {}}).classes("w-full wb-timeline").mark("timeline")
         # the box has its height before plotly draws, so nothing below it moves afterwards
         self.plot.style(f"height: {chart_height(len(self.axis.lanes))}px")
         self.plot.on("plotly_click", self._click, js_handler=CLICK_JS)
         self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
+        self.plot.update_figure(self._figure())
 
     def _legend(self) -> None:
         c = columns(self.session)
         present = set(CATEGORY_OF[np.unique(c.kind)].tolist()) if c.n else set()
-        for k, cat in enumerate(CATEGORIES):
-            if k in present:
-                ui.html(f'<span class="wb-dot" style="color:{cat.colour}">●</span>{cat.label}').classes(
-                    "wb-chip"
-                )
+        chips = [(cat.colour, "●", cat.label) for k, cat in enumerate(CATEGORIES) if k in present]
         if self.crashes:
-            ui.html(f'<span class="wb-dot" style="color:{CRASH}">┆</span>crash').classes("wb-chip")
+            chips.append((CRASH, "┆", "crash"))
+        # one element for all chips (the labels and colours are ours, never a record's)
+        ui.html(
+            "".join(
+                f'<span class="wb-chip"><span class="wb-dot" style="color:{colour}">{dot}</span>{label}</span>'
+                for colour, dot, label in chips
+            )
+        ).classes("wb-chips")
         ui.space()
         self.dense_note = ui.label().classes("text-xs text-grey-7").mark("density-note")
         ui.label("drag to zoom · double-click to reset").classes("text-xs text-grey-6")
