@@ -19,6 +19,7 @@ from walkback.journal.errors import WalkbackError
 from .pages import register_pages
 from .security import HeadersMiddleware, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
+from .tuning import quieter_collections, remember_handler_shapes
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
@@ -86,12 +87,14 @@ def _native_signals() -> None:
 
 def build(store: SessionStore, *, token: str | None = None, poll: float | None = POLL_SECONDS) -> None:
     """Register middleware, static files, pages and the live-follow poller on NiceGUI's app."""
+    remember_handler_shapes()
     app.add_middleware(HeadersMiddleware)
     if token:
         app.add_middleware(token_middleware(token))
     app.add_static_files("/static", STATIC)
     register_pages(store)
     app.on_startup(store.start)
+    app.on_startup(quieter_collections)
     app.on_shutdown(store.stop)
     if poll:
         app.timer(poll, store.poll)

@@ -389,12 +389,8 @@ class TimelineChart:
         if self.crashes:
             chips.append((CRASH, "┆", "crash"))
         # one element for all chips (the labels and colours are ours, never a record's)
-        ui.html(
-            "".join(
-                f'<span class="wb-chip"><span class="wb-dot" style="color:{colour}">{dot}</span>{label}</span>'
-                for colour, dot, label in chips
-            )
-        ).classes("wb-chips")
+        chip = '<span class="wb-chip"><span class="wb-dot" style="color:{}">{}</span>{}</span>'
+        ui.html("".join(chip.format(*c) for c in chips)).classes("wb-chips")
         ui.space()
         self.dense_note = ui.label().classes("text-xs text-grey-7").mark("density-note")
         ui.label("drag to zoom · double-click to reset").classes("text-xs text-grey-6")
