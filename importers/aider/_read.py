@@ -19,7 +19,7 @@ from typing import Any
 
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
-from walkback.timeline.kinds import FILE, INFERRED
+from walkback.timeline.kinds import FILE, INFERRED, KIND_INDEX, OTHER
 from walkback.timeline.session import parse_time
 from walkback.timeline.sources import TextSpans
 
@@ -27,7 +27,7 @@ from .. import edit_blocks
 from ..records import written_lately
 from . import _lines as L
 from ._companions import INPUT_HISTORY, LLM_HISTORY, Inputs, LlmLog
-from ._scan import HEADER, PLAIN, RUN, TOOL, USER, records
+from ._scan import HEADER, PLAIN, RUN, TOOL, USER, Scanner
 
 At = tuple[int, int, int]
 """A record's span and first line: ``(start, end, line)``."""
@@ -74,10 +74,13 @@ class Run:
 class Reader:
     """Fills the builder from one chat history (or one run of it)."""
 
-    def __init__(self, b: SessionBuilder, path: Path) -> None:
+    def __init__(self, b: SessionBuilder, path: Path, scanner: Scanner) -> None:
         self.b = b
         self.path = path
+        self.scanner = scanner
         self.src = b.source(TextSpans(path))
+        self.ids = b.pool.index.get
+        self.agent = b.intern(AGENT)
         self.f = open(path, "rb")  # noqa: SIM115 - closed by read() when it is done
         self.held: Held | None = None
         self.run = Run()
@@ -103,12 +106,41 @@ class Reader:
             self.llm_src = b.source(TextSpans(base / LLM_HISTORY))
 
     # -- events ----------------------------------------------------------------------------------
-    def add(self, kind: str, typ: str, at: At, **kw: Any) -> int:
-        """One event whose raw record is the span ``at`` (``(start, end, line)``)."""
+    def add(
+        self,
+        kind: str,
+        typ: str,
+        at: At,
+        *,
+        ts: float = math.nan,
+        tool: str = "",
+        target: str = "",
+        status: str = "",
+        ref: int = -1,
+        sub: int = -1,
+        flags: int = 0,
+        src: int | None = None,
+    ) -> int:
+        """One event whose raw record is the span ``at`` (``(start, end, line)``); the hot path, so
+        strings are interned by a lookup first and the row goes in as it is stored."""
         start, end, line = at
-        src = kw.pop("src", self.src)
-        return self.b.add(
-            kind, type=typ, agent=AGENT, src=src, line=line, offset=start, length=end - start, **kw
+        get, intern = self.ids, self.b.intern
+        return self.b.row(
+            KIND_INDEX.get(kind, OTHER),
+            get(typ) or intern(typ or "?"),
+            -1,
+            ts,
+            self.agent,
+            get(tool) or intern(tool),
+            get(target) or intern(target),
+            get(status) or intern(status),
+            ref,
+            self.src if src is None else src,
+            line,
+            start,
+            end - start,
+            sub,
+            flags,
         )
 
     def hold(self, h: Held) -> None:
@@ -126,7 +158,8 @@ class Reader:
         return i
 
     def raw(self, start: int, end: int) -> bytes:
-        return os.pread(self.f.fileno(), end - start, start)
+        found = self.scanner.span(start, end)
+        return found if found is not None else os.pread(self.f.fileno(), end - start, start)
 
     def text(self, start: int, end: int) -> str:
         return self.raw(start, end).decode("utf-8", "replace")
@@ -159,7 +192,7 @@ class Reader:
             return
         self.release()
         if kind == RUN:
-            self.header(at)
+            self.header(at, head)
             return
         self.settle(at)
         if kind == USER:
@@ -169,13 +202,13 @@ class Reader:
         else:
             self.reply(at)
 
-    def header(self, at: At) -> None:
+    def header(self, at: At, head: bytes) -> None:
         if self.edits or self.command >= 0:  # the run stopped with work in flight
             self.settle(at, status="failed")
             self.moved_on()
             self.add("run_end", "no end", (at[0], at[0], at[2]), status="crashed", flags=INFERRED)
         self.finish_run()
-        started = self.text(at[0] + len(HEADER), at[1]).strip()
+        started = head[len(HEADER) :].decode("utf-8", "replace").strip()
         self.run = Run(started=started)
         ts = parse_time(started)
         self.last_ts = ts if not math.isnan(ts) else self.last_ts
@@ -287,7 +320,8 @@ class Reader:
             return
         m = L.MODEL.match(head)
         if m is not None:
-            self.run.model, self.run.edit_format = (x.decode("utf-8", "replace") for x in m.groups())
+            self.run.model = m.group(1).decode("utf-8", "replace")
+            self.run.edit_format = m.group(2).decode("utf-8", "replace")
             self.models.append((self.b.count, self.run.model))
 
     def plain(self, at: At) -> None:
@@ -406,7 +440,7 @@ def run_offsets(path: Path) -> list[tuple[int, int]]:
     """``(offset, line)`` of every run header of the file."""
     out: list[tuple[int, int]] = []
     with open(path, "rb") as f:
-        for kind, start, _end, line, _head in records(f):
+        for kind, start, _end, line, _head in Scanner().records(f):
             if kind == RUN:
                 out.append((start, line))
     return out
@@ -422,12 +456,13 @@ def read_history(b: SessionBuilder, path: Path, part: str | None) -> Iterator[No
         k = int(part) - 1
         start, line = runs[k]
         stop = runs[k + 1][0] if k + 1 < len(runs) else None
+    sc = Scanner(offset=start, line=line)
     try:
-        r = Reader(b, path)
+        r = Reader(b, path, sc)
     except OSError as e:
         raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
     try:
-        for kind, a, z, n, head in records(r.f, start=start, stop=stop, line=line):
+        for kind, a, z, n, head in sc.records(r.f, stop=stop):
             r.record(kind, (a, z, n), head)
             if b.due():
                 yield

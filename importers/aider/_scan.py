@@ -35,12 +35,16 @@ END_RUN = re.compile(rb"\n(?!> |>\r?\n)")
 OPEN_LINE = re.compile(rb"(?<!  )(?<!  \r)\n")
 """The end of a line that does not end in two spaces (a multi-line tool message starts there)."""
 SPECIAL_LINE = re.compile(
-    rb"(?:\n|\A)(?=" + SPECIAL.pattern + rb"|> [^\n]*\?[^\n]* [ynasd][ \t]*\r?(?:\n|\Z))"
+    rb"\n(?=" + SPECIAL.pattern + rb"|> [^\n]*\?[^\n]* [ynasd][ \t]*\r?(?:\n|\Z))(?P<line>[^\n]*)"
 )
-"""A tool line that is a record of its own (:data:`._lines.SPECIAL`, or a prompt with its answer)."""
-LINE_BREAK = re.compile(rb"\S  \r?\n")
-"""The end of a multi-line tool message: its last line, stripped, then two spaces (a line of the
-message that is only spaces does not end it)."""
+"""A tool line that is a record of its own (:data:`._lines.SPECIAL`, or a prompt with its answer),
+as ``line``. The newline before it comes first: a pattern that starts with a literal byte is
+searched for in C; one that starts with ``(?:\\n|\\A)`` is tried at every byte."""
+USER_LINES = re.compile(rb"(?:####(?: [^\n]*|[ \t\r\x0b\x0c]*)\n)+")
+"""Whole lines that are each user input (:func:`is_user`): those after a user line extend it."""
+TWO_SPACES = re.compile(rb"  \r?\n")
+"""A line that ends in two spaces (:func:`_line_break` checks the byte before them: a pattern that
+starts with a class of bytes would be tried at every byte)."""
 WHITE = b" \t\r\n"
 BLOCK = 1 << 22
 
@@ -64,12 +68,41 @@ class Scanner:
         """Line number at :attr:`counted` (1-based)."""
         self.counted = offset
         self.buf = b""
-        self.open: tuple[str, int, int, bytes] | None = None
-        """The record being read: ``(kind, start, line, head)``."""
-        self.end = 0
-        """Where the open record ends so far (file offset)."""
+        self.kind: str | None = None
+        """The kind of the record being read (None: none is). Its file offset, first line, first
+        line's bytes and where it ends so far follow (fields, not a tuple: they change per line)."""
+        self.start = self.first = self.end = 0
+        self.head = b""
         self.continued = False
         """The open tool message waits for its line that ends in two spaces."""
+
+    def records(self, f: BinaryIO, *, stop: int | None = None) -> Iterator[Record]:
+        """Every record of the file from the scanner's offset to ``stop``."""
+        offset = self.base
+        f.seek(offset)
+        carry = b""
+        while True:
+            want = BLOCK if stop is None else min(BLOCK, stop - offset - len(carry))
+            block = f.read(want) if want > 0 else b""
+            data = carry + block
+            if not block:
+                if data:
+                    yield from self.feed(data, offset)
+                break
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            yield from self.feed(data[:cut], offset)
+            offset += cut
+            carry = data[cut:]
+        yield from self.finish()
+
+    def span(self, start: int, end: int) -> bytes | None:
+        """The file's bytes ``start:end`` from the block being scanned (None if it lacks some): the
+        record just yielded is read without reading the file again."""
+        a, b = start - self.base, end - self.base
+        return self.buf[a:b] if a >= 0 and b <= len(self.buf) else None
 
     def line_of(self, pos: int) -> int:
         """Line number of file offset ``pos`` (offsets asked for never go back)."""
@@ -80,16 +113,21 @@ class Scanner:
 
     # -- records ---------------------------------------------------------------------------------
     def begin(self, kind: str, start: int, end: int, head: bytes = b"") -> None:
-        self.close()
-        self.open = (kind, start, self.line_of(start), head)
-        self.end = end
+        if self.kind is not None:
+            self.close()
+        self.kind, self.start, self.first, self.head, self.end = kind, start, self.line_of(start), head, end
 
     def close(self) -> None:
-        if self.open is not None:
-            kind, start, line, head = self.open
-            self.out.append((kind, start, max(self.end, start), line, head))
-            self.open = None
+        if self.kind is not None:
+            self.out.append((self.kind, self.start, max(self.end, self.start), self.first, self.head))
+            self.kind = None
             self.continued = False
+
+    def one_line(self, start: int, head: bytes) -> None:
+        """A tool line that is a record of its own, at file offset ``start``."""
+        if self.kind is not None:
+            self.close()
+        self.out.append((TOOL, start, start + len(head), self.line_of(start), head))
 
     # -- scanning --------------------------------------------------------------------------------
     def feed(self, buf: bytes, base: int) -> list[Record]:
@@ -119,14 +157,14 @@ class Scanner:
             return
         buf, base = self.buf, self.base
         if self.continued:
-            m = LINE_BREAK.search(buf, a, b)
-            if m is None:
+            cut = _line_break(buf, a, b)
+            if cut < 0:
                 self.end = base + b
                 return
-            self.end = base + m.end()
+            self.end = base + cut
             self.close()
-            a = m.end()
-        if self.open is not None and self.open[0] == REPLY:
+            a = cut
+        if self.kind == REPLY:
             self._reply_to(a, b)
             return
         m = CONTENT.search(buf, a, b)
@@ -152,7 +190,7 @@ class Scanner:
         head = buf[s:e].rstrip(b"\r\n")
         start = self.base + s
         stop = start + len(head)
-        kind = self.open[0] if self.open is not None else None
+        kind = self.kind
         if head[:1] == b">" and head[1:2] in (b" ", b"") and not self.continued:
             if head.endswith(b"  "):
                 return self._tools(s)
@@ -163,10 +201,15 @@ class Scanner:
         elif is_user(head) and (kind != REPLY or head.endswith(b"  ")):
             if kind != USER or self.continued:
                 self.begin(USER, start, stop, head)
+            more = USER_LINES.match(buf, e)
+            if more is not None:
+                e = more.end()
+                last = buf.rfind(b"\n", s, e - 1) + 1
+                stop = self.base + last + len(buf[last:e].rstrip(b"\r\n"))
             self.end = stop
         elif self.continued:
             self.end = stop
-            if LINE_BREAK.search(head + b"\n"):
+            if _line_break(head + b"\n", 0, len(head) + 1) >= 0:
                 self.continued = False
                 if kind != PLAIN:
                     self.close()
@@ -187,32 +230,26 @@ class Scanner:
             cut = OPEN_LINE.search(buf, s, x)
             if cut is not None:
                 x = max(buf.rfind(b"\n", s, cut.start()) + 1, s)
-        pos = s
-        if s == 0 and (SPECIAL.match(buf) is not None or asks(_first_line(buf, x))):
-            pos = self._special(0, x)  # the block's first line has no newline before it
+        pos, base = s, self.base
+        if s == 0:  # the block's first line has no newline before it for SPECIAL_LINE
+            first = _first_line(buf, x)
+            if SPECIAL.match(buf) is not None or asks(first):
+                self.one_line(base, first.rstrip(b"\r"))
+                pos = min(len(first) + 1, x)
         for m in SPECIAL_LINE.finditer(buf, max(pos - 1, 0), x):
             a = m.start() + 1
             if a > pos:
                 self._plain(pos, a)
-            pos = self._special(a, x)
+            self.one_line(base + a, m.group("line").rstrip(b"\r"))
+            pos = m.end() + 1  # past its newline
         if x > pos:
             self._plain(pos, x)
         return max(x, s + 1)
 
-    def _special(self, a: int, x: int) -> int:
-        """The tool line at ``buf[a]`` is a record of its own; returns its end."""
-        buf = self.buf
-        e = buf.find(b"\n", a, x)
-        e = x if e < 0 else e + 1
-        head = buf[a:e].rstrip(b"\r\n")
-        self.close()
-        self.out.append((TOOL, self.base + a, self.base + a + len(head), self.line_of(self.base + a), head))
-        return e
-
     def _plain(self, a: int, b: int) -> None:
         """Plain tool lines ``buf[a:b]``: they join the open plain run, or start one."""
         end = self.base + len(self.buf[a:b].rstrip(b"\r\n")) + a
-        if self.open is None or self.open[0] != PLAIN:
+        if self.kind != PLAIN:
             nl = self.buf.find(b"\n", a, b)
             self.begin(PLAIN, self.base + a, end, self.buf[a : b if nl < 0 else nl].rstrip(b"\r"))
         self.end = end
@@ -228,37 +265,22 @@ class Scanner:
             self.end = stop
             self.continued = not whole
         elif whole:
-            self.close()
-            self.out.append((TOOL, start, stop, self.line_of(start), head))
+            self.one_line(start, head)
         else:
             self.begin(TOOL, start, stop, head)
             self.continued = True
 
 
+def _line_break(buf: bytes, a: int, b: int) -> int:
+    """The end of the first line of ``buf[a:b]`` that ends in a non-space and two spaces (the last
+    line of a multi-line tool message), or -1."""
+    for m in TWO_SPACES.finditer(buf, a, b):
+        at = m.start()
+        if at > a and not buf[at - 1 : at].isspace():
+            return m.end()
+    return -1
+
+
 def _first_line(buf: bytes, stop: int) -> bytes:
     cut = buf.find(b"\n", 0, stop)
     return buf[: stop if cut < 0 else cut]
-
-
-def records(f: BinaryIO, *, start: int = 0, stop: int | None = None, line: int = 1) -> Iterator[Record]:
-    """Every record of the file from byte ``start`` (at line ``line``) to ``stop``."""
-    sc = Scanner(offset=start, line=line)
-    f.seek(start)
-    offset = start
-    carry = b""
-    while True:
-        want = BLOCK if stop is None else min(BLOCK, stop - offset - len(carry))
-        block = f.read(want) if want > 0 else b""
-        data = carry + block
-        if not block:
-            if data:
-                yield from sc.feed(data, offset)
-            break
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            carry = data
-            continue
-        yield from sc.feed(data[:cut], offset)
-        offset += cut
-        carry = data[cut:]
-    yield from sc.finish()

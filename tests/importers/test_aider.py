@@ -5,6 +5,7 @@ mutation fuzz."""
 from __future__ import annotations
 
 import os
+from dataclasses import astuple
 from pathlib import Path
 
 import orjson
@@ -20,6 +21,7 @@ from walkback.timeline.details import (
     Message,
     ModelCall,
     ModelResult,
+    Other,
     RunEnd,
     RunStart,
     ToolCall,
@@ -379,6 +381,47 @@ def test_show_json_and_import_work(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     res = scan(tmp_path / "run" / "journal.jsonl")
     assert res.intact and res.header is not None and res.header["source"]["format"] == "aider"
+
+
+@pytest.mark.parametrize("size", [5, 64, 300])
+def test_the_block_size_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """The file is scanned a block at a time and records are read from the block that holds them:
+    small blocks put a block's start on every kind of line and records across block ends."""
+    path = history(
+        tmp_path,
+        run(),
+        user("fix it\n\nplease"),
+        "####\n#### and this  \n",
+        reply("Here:\n\n# a heading\n> a quote\n\n" + block("src/a.py", "x = 1\n", "y = 1\n")),
+        tool("Tokens: 5,244 sent, 604 received. Cost: $0.02 request, $0.02 session."),
+        tool("Applied edit to src/a.py"),
+        "> Running pytest\n   \nlast line of it  \n> done  \n",
+        tool("Run shell command? (Y)es/(N)o [Yes]: y"),
+        tool("Commit fd43cd4 feat: rename x"),
+    )
+
+    def read() -> list[tuple[object, ...]]:
+        s = load(path)
+        return [(*astuple(e), s.where(i), s.raw(i), s.detail(i)) for i, e in enumerate(s.events())]
+
+    whole = read()
+    assert [kind for _, kind, *_ in whole] == [
+        "run_start",
+        "message",
+        "message",
+        "tool_call",
+        "model_result",
+        "tool_result",
+        "other",
+        "approval_request",
+        "approval_decision",
+        "checkpoint",
+    ]
+    asked, output = whole[1][-1], whole[6][-1]
+    assert isinstance(asked, Message) and asked.text == "fix it\n\nplease\n\nand this"
+    assert isinstance(output, Other) and output.summary == "Running pytest"
+    monkeypatch.setattr("walkback.importers.aider._scan.BLOCK", size)
+    assert read() == whole
 
 
 def test_a_missing_run_is_one_clear_error(tmp_path: Path) -> None:
