@@ -144,14 +144,12 @@ class SessionPage:
                     for t in TABS:
                         ui.tab(t, label=t.capitalize()).mark(f"tab-{t}")
                 first = "conversation" if is_conversation(session) else "step"
-                with ui.tab_panels(self.tabs, value=first).props("keep-alive=false").classes("w-full"):
+                self.tab_panels = ui.tab_panels(self.tabs, value=first).props("keep-alive=false")
+                with self.tab_panels.classes("w-full"):
                     with ui.tab_panel("step").classes("p-1"):
                         self.detail = StepDetail(session, self._detail_ctx())
                     with ui.tab_panel("conversation").classes("p-1"):
                         self.conversation = ConversationPanel(session, self.sid)
-                    for t in TABS[2:]:
-                        with ui.tab_panel(t).classes("p-1"):
-                            self.panels[t] = ui.column().classes("w-full gap-2").mark(f"panel-{t}")
         self._fill()
         self._moved(self.cursor.index, False)
 
@@ -193,10 +191,14 @@ class SessionPage:
         self._fill_tab(str(self.tabs.value or "step"))
 
     def _fill_tab(self, tab: str) -> None:
-        if tab not in self.panels or tab in self.built:
+        """Build a side tab's panel when it is first shown (most page views never open them)."""
+        if tab not in TABS[2:] or tab in self.built:
             return
         self.built.add(tab)
-        box = self.panels[tab]
+        box = self.panels.get(tab)
+        if box is None:
+            with self.tab_panels, ui.tab_panel(tab).classes("p-1"):
+                box = self.panels[tab] = ui.column().classes("w-full gap-2").mark(f"panel-{tab}")
         box.clear()
         derived = self.entry.derived
         assert derived is not None
