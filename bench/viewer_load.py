@@ -3,7 +3,10 @@
 * memory: 1,000 tabs opened and closed (each: the session page over HTTP, its socket connected as
   a browser's would be, then closed), 20 at a time; the server's RSS once they are all closed and
   NiceGUI has deleted their clients, vs before (goal: <= 100 MB more);
-* latency: 500 loads of the session page, 20 concurrent: p50 / p95 (goal: p95 <= 300 ms).
+* latency: 500 loads of the session page, 20 concurrent: p50 / p95 (goal: p95 <= 300 ms), and
+  the same loads of the framework's floor: a NiceGUI page (its own server process, same machine)
+  holding as many elements as the session page, all of them plain labels. ratio = session p95 /
+  floor p95 (how much of the latency is the viewer's own rather than any NiceGUI page's).
 
 Usage: ``./run bench viewer_load [--session samples/demo] [--tabs 1000] [--loads 500] [--concurrency 20]``
 Only 127.0.0.1 is contacted; every loop is bounded.
@@ -21,6 +24,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import aiohttp
@@ -28,6 +33,20 @@ import socketio
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERY = re.compile(r"query: (\{[^}]*\})")
+TAG = re.compile(r'"tag":')
+"""One per element in the page's embedded element tree."""
+FLOOR = """
+import sys
+from nicegui import ui
+
+@ui.page("/{n}")
+def page(n: int) -> None:
+    for i in range(min(n, 10_000)):
+        ui.label(f"label {i}")
+
+ui.run(host="127.0.0.1", port=int(sys.argv[1]), show=False, reload=False, show_welcome_message=False)
+"""
+"""The floor: a NiceGUI page of ``n`` labels."""
 
 
 def free_port() -> int:
@@ -94,20 +113,13 @@ def pct(xs: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(len(s) * p))]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--session", type=Path, default=ROOT / "samples" / "demo")
-    ap.add_argument("--tabs", type=int, default=1000)
-    ap.add_argument("--loads", type=int, default=500)
-    ap.add_argument("--concurrency", type=int, default=20)
-    ap.add_argument("--hold", type=float, default=0.2, help="seconds each tab stays open")
-    args = ap.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "walkback", "view", str(args.session), "--no-open", "--port", str(port)],
+@contextmanager
+def server(args: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A server process of this interpreter, once it accepts connections on ``port``; stopped after."""
+    proc = subprocess.Popen(
+        [sys.executable, *args],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
@@ -117,21 +129,53 @@ def main() -> None:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                     break
             except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the viewer did not start") from None
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit(f"{args[:2]} did not start") from None
                 time.sleep(0.2)
-        from walkback.viewer.discovery import entry_id
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
-        path = f"/s/{entry_id(args.session)}/step/1"
+
+async def count_elements(url: str) -> int:
+    async with aiohttp.ClientSession() as http, http.get(url) as r:
+        return len(TAG.findall(await r.text()))
+
+
+def latency(base: str, path: str, args: argparse.Namespace) -> list[float]:
+    asyncio.run(run_loads(base, path, 40, args.concurrency))  # warm
+    time.sleep(1)
+    return asyncio.run(run_loads(base, path, args.loads, args.concurrency))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--session", type=Path, default=ROOT / "samples" / "demo")
+    ap.add_argument("--tabs", type=int, default=1000)
+    ap.add_argument("--loads", type=int, default=500)
+    ap.add_argument("--concurrency", type=int, default=20)
+    ap.add_argument("--hold", type=float, default=0.2, help="seconds each tab stays open")
+    args = ap.parse_args()
+    from walkback.viewer.discovery import entry_id
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    path = f"/s/{entry_id(args.session)}/step/1"
+    view = ["-m", "walkback", "view", str(args.session), "--no-open", "--port", str(port)]
+    with server(view, port) as viewer:
         asyncio.run(run_tabs(base, path, 40, args.concurrency, args.hold))  # warm: imports, caches
         time.sleep(6)  # closed tabs are deleted after NiceGUI's reconnect timeout (3 s)
-        before = rss_mb(server.pid)
+        before = rss_mb(viewer.pid)
         t = time.perf_counter()
         asyncio.run(run_tabs(base, path, args.tabs, args.concurrency, args.hold))
         took = time.perf_counter() - t
-        peak = rss_mb(server.pid)
+        peak = rss_mb(viewer.pid)
         time.sleep(8)
-        after = rss_mb(server.pid)
+        after = rss_mb(viewer.pid)
         print(
             f"{args.session.name}: {args.tabs:,} tabs opened and closed,"
             f" {args.concurrency} at a time, in {took:.1f} s"
@@ -140,18 +184,24 @@ def main() -> None:
             f"  server RSS {before:.0f} MB before, {peak:.0f} MB right after, {after:.0f} MB once closed"
             f" -> +{after - before:.0f} MB (goal <= 100 MB)"
         )
-        lat = asyncio.run(run_loads(base, path, args.loads, args.concurrency))
-        rate = args.loads / sum(lat) * args.concurrency
-        print(
-            f"  {args.loads} page loads, {args.concurrency} concurrent: p50 {pct(lat, 0.5) * 1e3:.0f} ms,"
-            f" p95 {pct(lat, 0.95) * 1e3:.0f} ms (goal <= 300 ms), {rate:.0f} pages/s"
-        )
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        elements = asyncio.run(count_elements(base + path))
+        lat = latency(base, path, args)
+    floor_port = free_port()
+    floor_base = f"http://127.0.0.1:{floor_port}"
+    with server(["-c", FLOOR, str(floor_port)], floor_port):
+        labels = elements - asyncio.run(count_elements(floor_base + "/0"))  # less NiceGUI's own
+        floor = latency(floor_base, f"/{labels}", args)
+    rate = args.loads / sum(lat) * args.concurrency
+    print(
+        f"  {args.loads} page loads, {args.concurrency} concurrent: p50 {pct(lat, 0.5) * 1e3:.0f} ms,"
+        f" p95 {pct(lat, 0.95) * 1e3:.0f} ms (goal <= 300 ms), {rate:.0f} pages/s;"
+        f" the page has {elements} elements"
+    )
+    print(
+        f"  floor, a NiceGUI page of {labels} labels (+ its own {elements - labels}), the same loads:"
+        f" p50 {pct(floor, 0.5) * 1e3:.0f} ms, p95 {pct(floor, 0.95) * 1e3:.0f} ms"
+        f" -> session p95 / floor p95 {pct(lat, 0.95) / pct(floor, 0.95):.2f}"
+    )
 
 
 if __name__ == "__main__":
