@@ -11,13 +11,19 @@ placeholder row for the importer); a document cut inside an array ends with one.
 
 A document that is not laid out so (compact, tabs, a layout the scan does not follow) is parsed
 whole, as :func:`~walkback.importers.base.load_document` does, behind the same interface.
+
+:class:`Skeleton` follows any layout, for items deeper down (an OTLP export's spans, at
+``/resourceSpans/*/scopeSpans/*/spans``): it finds the items of the arrays at some paths by the
+document's brackets, a whole item per regex match (C, not a Python step per bracket), and leaves
+the rest, small, to be parsed whole, so a damaged document is still found out.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from array import array
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +41,25 @@ MISSING: Any = object()
 """What :meth:`Document.get` returns for a key the document does not have."""
 _KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:\s*')
 _OPENERS = (b"{", b"[")
+ENDS_HERE = "the document ends here: it was cut (a torn write)"
+_STRING = rb'"(?:[^"\\]++|\\.)*+"'
+_FILL = re.compile(rb'(?:[^"\[\]{}]++|(' + _STRING + rb"))*+")
+"""Everything up to the next bracket outside a string, strings matched whole (group 1: the last)."""
+_COLON = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
+_GAP = re.compile(rb"[ \t\r\n,]*+")
+_SCALAR = re.compile(_STRING + rb'|[^ \t\r\n,\[\]{"]++')
+"""An item that is not a container: a string, or anything up to the next separator."""
+NESTED = 16
+"""How deep a container's own containers :data:`_VALUE` matches whole."""
+
+
+def _inside(depth: int) -> bytes:
+    nested = rb"|[\[{]" + _inside(depth - 1) + rb"[\]}]" if depth else b""
+    return rb'(?:[^"\[\]{}]++|' + _STRING + nested + rb")*+"
+
+
+_VALUE = re.compile(rb"[\[{]" + _inside(NESTED) + rb"[\]}]")
+"""A container nested at most :data:`NESTED` deep, matched whole."""
 
 
 @dataclass(frozen=True)
@@ -274,18 +299,234 @@ class Document:
             yield self._item(source, opened[0], end, opened[1], cut=True)
         elif not closed and not torn:
             k = source.add(end, 0)
-            yield k, Damaged("the document ends here: it was cut (a torn write)", 0, "", torn=True)
+            yield k, Damaged(ENDS_HERE, 0, "", torn=True)
 
     def _item(
         self, source: JsonItemSpans, start: int, end: int, line: int, *, cut: bool = False
     ) -> tuple[int, Any]:
         k = source.add(start, end - start)
-        data = self._read(start, end - start)
+        return k, _parsed(self._read(start, end - start), line, cut)
+
+
+def _parsed(data: bytes, line: int, cut: bool) -> Any:
+    """An item's value, or a :class:`Damaged` saying why it has none (``cut``: the document ends
+    inside it)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        why = "cut: the document ends inside it" if cut else f"not JSON: {e}"
+        return Damaged(f"line {line}: {why}", line, data[:200].decode("utf-8", "replace"), torn=cut)
+
+
+class Skeleton:
+    """A JSON document, any layout, with the items of the arrays at some ``paths`` cut out by its
+    brackets (``/resourceSpans/*/scopeSpans/*/spans``: ``*`` is any item of an array).
+
+    :attr:`text` is the document with each such item replaced by its number: parsing it checks
+    everything but the items, and :meth:`array` reads the items whose numbers an array of it holds,
+    each parsed alone. A document cut inside such an array is closed where it ends, its last item
+    torn.
+    """
+
+    def __init__(self, path: Path, paths: Collection[str]) -> None:
+        self.path = path
+        self.starts, self.lengths, self.lines = array("q"), array("q"), array("q")
+        """Each item's byte span in the file and its line."""
+        self.torn = -1
+        """The item the document ends in (-1: none)."""
         try:
-            return k, orjson.loads(data)
-        except orjson.JSONDecodeError as e:
-            why = "cut: the document ends inside it" if cut else f"not JSON: {e}"
-            return k, Damaged(f"line {line}: {why}", line, data[:200].decode("utf-8", "replace"), torn=cut)
+            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as e:
+            raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+        try:
+            self.text = _Scan(self, paths).run()
+        except OSError as e:
+            self.close()
+            raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Skeleton:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def add(self, start: int, length: int, line: int) -> int:
+        """Record the next item; returns its number."""
+        self.starts.append(start)
+        self.lengths.append(length)
+        self.lines.append(line)
+        return len(self.starts) - 1
+
+    def array(self, pointer: str, numbers: list[Any]) -> tuple[JsonItemSpans, Iterator[Any]]:
+        """The source of the array at ``pointer`` of :attr:`text`, holding the items ``numbers``,
+        and those items, parsed as they are iterated (each one's span then recorded in the source);
+        a damaged one is a :class:`Damaged`."""
+        source = JsonItemSpans(self.path, pointer)
+        return source, self._items(numbers, source)
+
+    def _items(self, numbers: list[int], source: JsonItemSpans) -> Iterator[Any]:
+        for n in numbers:
+            start, length, line = self.starts[n], self.lengths[n], self.lines[n]
+            source.add(start, length)
+            if length:
+                yield _parsed(os.pread(self.fd, length, start), line, n == self.torn)
+            else:
+                yield Damaged(ENDS_HERE, line, "", torn=True)
+
+
+class _Scan:
+    """One pass over a :class:`Skeleton`'s file, a block at a time: its :attr:`~Skeleton.text`."""
+
+    def __init__(self, out: Skeleton, paths: Collection[str]) -> None:
+        self.out = out
+        self.cut = frozenset(paths)
+        self.within = {p[:i] for p in paths for i, c in enumerate(p) if c == "/"}
+        """The paths of the containers on the way to them (``""``: the root)."""
+        self.buf = bytearray()
+        self.base = 0
+        """The file offset of ``buf[0]``."""
+        self.text = bytearray()
+        self.copied = 0
+        """``buf[:copied]`` is in :attr:`text` (or an item cut out)."""
+        self.line = 1
+        self.counted = 0
+        """``line`` is the line of ``buf[counted]``."""
+
+    def _more(self) -> bool:
+        block = os.pread(self.out.fd, BLOCK, self.base + len(self.buf))
+        self.buf += block
+        return bool(block)
+
+    def _drop(self, pos: int) -> int:
+        """Forget the buffer before ``pos`` once that is a block; returns ``pos``'s new place."""
+        if pos < BLOCK:
+            return pos
+        buf = self.buf
+        self.text += buf[self.copied : pos]
+        self.line += buf.count(b"\n", self.counted, pos)
+        del buf[:pos]
+        self.base += pos
+        self.copied = self.counted = 0
+        return 0
+
+    def _item(self, start: int, end: int) -> int:
+        """Cut out ``buf[start:end]``, an item; returns its number."""
+        self.line += self.buf.count(b"\n", self.counted, start)
+        self.counted = start
+        n = self.out.add(self.base + start, end - start, self.line)
+        self.text += self.buf[self.copied : start]
+        self.text += b" %d" % n  # apart: two items may touch
+        self.copied = end
+        return n
+
+    def _end(self, pos: int) -> int:
+        """Where the value at ``pos`` ends (-1: the document ends inside it)."""
+        buf = self.buf
+        if buf[pos] in b"[{":
+            m = _VALUE.match(buf, pos)
+            return m.end() if m is not None else self._walk(pos)
+        while (m := _SCALAR.match(buf, pos)) is None or m.end() == len(buf):
+            if not self._more():
+                return -1 if m is None else m.end()
+        return m.end()
+
+    def _walk(self, pos: int) -> int:
+        """As :meth:`_end`, a bracket at a time: for a container nested deeper than :data:`_VALUE`
+        follows, or not read whole yet."""
+        buf = self.buf
+        depth = 0
+        while True:
+            pos = _past(_FILL, buf, pos)
+            if pos == len(buf) or buf[pos] == 0x22:  # the end of what is read, or a string cut there
+                if not self._more():
+                    return -1
+                continue
+            depth += 1 if buf[pos] in b"[{" else -1
+            pos += 1
+            if depth == 0:
+                return pos
+
+    def _path(self, stack: list[tuple[str, bool, bool]], m: re.Match[bytes], at: int) -> str | None:
+        """The path of the container opening at ``at`` (``m``: the fill before it); None after a
+        key that is not one."""
+        if not stack:
+            return ""
+        path, is_array, _ = stack[-1]
+        if is_array:
+            return path + "/*"
+        if m.group(1) is None or _COLON.fullmatch(self.buf, m.end(1), at) is None:
+            return None
+        try:
+            return path + pointer(orjson.loads(m.group(1)))
+        except orjson.JSONDecodeError:
+            return None
+
+    def run(self) -> bytearray:
+        buf = self.buf
+        self._more()
+        pos = self.copied = self.counted = 3 if buf.startswith(BOM) else 0
+        stack: list[tuple[str, bool, bool]] = []  # the containers it is in: path, an array, cut items
+        while True:
+            if stack and stack[-1][2]:  # between the items of an array
+                pos = _past(_GAP, buf, pos)
+                if pos == len(buf):
+                    if self._more():
+                        continue
+                    break
+                if buf[pos] == 0x5D:  # "]"
+                    stack.pop()
+                    pos += 1
+                    continue
+                end = self._end(pos)
+                if end < 0:
+                    self.out.torn = self._item(pos, len(buf))
+                    break
+                self._item(pos, end)
+                pos = self._drop(end)
+                continue
+            m = _FILL.match(buf, pos)
+            assert m is not None  # it matches nothing at least
+            at = m.end()
+            if at == len(buf) or buf[at] == 0x22:  # the end of what is read, or a string cut there
+                if self._more():
+                    continue
+                break
+            if buf[at] in b"]}":
+                if stack:
+                    stack.pop()
+                pos = at + 1
+                continue
+            path = self._path(stack, m, at)
+            if path is not None and (path in self.cut or path in self.within):
+                is_array = buf[at] == 0x5B
+                stack.append((path, is_array, is_array and path in self.cut))
+                pos = at + 1
+            else:  # a value on no path: it stays in the text
+                pos = self._end(at)
+                if pos < 0:
+                    break
+            pos = self._drop(pos)
+        text = self.text
+        text += buf[self.copied :]
+        if not stack or not stack[-1][2]:
+            return text  # whole, or cut elsewhere: parsing it says where
+        if self.out.torn < 0:  # cut between items: a torn item of no bytes says where
+            self.line += buf.count(b"\n", self.counted)
+            n = self.out.torn = self.out.add(self.base + len(buf), 0, self.line)
+            text += (b"" if text.rstrip().endswith((b"[", b",")) else b",") + b" %d" % n
+        text += b"".join(b"]" if is_array else b"}" for _, is_array, _ in reversed(stack))
+        return text
+
+
+def _past(pattern: re.Pattern[bytes], buf: bytearray, pos: int) -> int:
+    """The end of ``pattern`` (one that matches nothing too) at ``pos``."""
+    m = pattern.match(buf, pos)
+    return m.end() if m is not None else pos
 
 
 def placeholder(b: SessionBuilder, src: int, k: int, item: Any, what: str) -> None:

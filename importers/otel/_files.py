@@ -4,12 +4,15 @@ Layouts read: an ``ExportTraceServiceRequest`` (``resourceSpans`` > ``scopeSpans
 the older one Tempo and Jaeger exports still use (``batches`` > ``instrumentationLibrarySpans``),
 logs (``resourceLogs`` > ``scopeLogs`` > ``logRecords``), one such document per file or one per
 line (the collector's file exporter), and a folder of such files.
+
+A document (indented or not) is never parsed whole: its spans are found by their bytes and parsed
+one at a time, each re-read from its own span (:class:`~walkback.importers.documents.Skeleton`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,11 +20,12 @@ from typing import Any
 import orjson
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
-from walkback.timeline.sources import JsonItems, JsonSpan, Source
+from walkback.timeline.sources import JsonSpan, Source
 
 from ..base import HEAD_BYTES
+from ..documents import Skeleton
 from ..fields import mapping
-from ..records import BOM, lines
+from ..records import BOM, first_record, lines
 from ._attrs import attributes
 
 HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(resourceSpans|resourceLogs|batches)"\s*:\s*\[')
@@ -31,14 +35,19 @@ LAYOUTS = (
     ("batches", ("scopeSpans", "instrumentationLibrarySpans"), "spans"),
     ("resourceLogs", ("scopeLogs", "instrumentationLibraryLogs"), "logRecords"),
 )
+ARRAYS = tuple(f"/{top}/*/{key}/*/{items}" for top, scopes, items in LAYOUTS for key in scopes)
+"""Where the spans and log records of a document are (``*``: any item of an array)."""
 SUFFIXES = (".json", ".jsonl", ".ndjson", ".otlp")
+Records = Callable[[str, list[Any]], tuple[Source, Iterable[Any]]]
+"""The source of the array at a pointer, and its records, given that array as parsed."""
 
 
 @dataclass
 class Batch:
     """The spans (or log records) of one scope of one resource."""
 
-    records: list[Any]
+    records: Iterable[Any]
+    """Parsed records, or :class:`~walkback.importers.documents.Damaged` ones; read once."""
     logs: bool
     """Log records rather than spans."""
     resource: dict[str, Any]
@@ -78,24 +87,9 @@ def batches(path: Path, b: SessionBuilder) -> Iterator[Batch]:
 
 
 def _file(path: Path, b: SessionBuilder) -> Iterator[Batch]:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
-    first = data.removeprefix(BOM).split(b"\n", 1)[0]
-    try:
-        one_line = isinstance(orjson.loads(first), dict)
-    except orjson.JSONDecodeError:
-        one_line = False
-    if not one_line:  # one (indented) document
-        try:
-            doc = orjson.loads(data.removeprefix(BOM))
-        except orjson.JSONDecodeError as e:
-            raise ImporterError(f"not OTLP/JSON: {e.msg}", path=path, line=e.lineno) from None
-        del data
-        yield from _document(doc, lambda pointer: JsonItems(path, pointer), path, b)
+    if first_record(path, -1) is None:  # one (indented) document
+        yield from _one_document(path, b)
         return
-    del data
     for offset, line_no, raw in lines(path):
         try:
             doc = orjson.loads(raw)
@@ -109,16 +103,35 @@ def _file(path: Path, b: SessionBuilder) -> Iterator[Batch]:
                 text=raw[:200].decode("utf-8", "replace"),
             )
             continue
-        yield from _document(doc, _line_source(path, offset, len(raw), line_no), path, b, line=line_no)
+        yield from _document(doc, _in_line(path, offset, len(raw), line_no), path, b, line=line_no)
 
 
-def _line_source(path: Path, offset: int, length: int, line: int) -> Callable[[str], Source]:
-    return lambda pointer: JsonSpan(path, offset, length, pointer, line=line)
+def _one_document(path: Path, b: SessionBuilder) -> Iterator[Batch]:
+    with Skeleton(path, ARRAYS) as doc:
+        try:
+            skeleton = orjson.loads(doc.text)
+        except orjson.JSONDecodeError as e:
+            raise _not_json(path, e) from None
+        yield from _document(skeleton, doc.array, path, b)
 
 
-def _document(
-    doc: Any, source: Callable[[str], Source], path: Path, b: SessionBuilder, line: int = 0
-) -> Iterator[Batch]:
+def _not_json(path: Path, e: orjson.JSONDecodeError) -> ImporterError:
+    """Why a document is not JSON, where parsing it whole stops (the skeleton's lines are not the
+    file's)."""
+    try:
+        orjson.loads(path.read_bytes().removeprefix(BOM))
+    except orjson.JSONDecodeError as whole:
+        return ImporterError(f"not OTLP/JSON: {whole.msg}", path=path, line=whole.lineno)
+    except OSError as err:
+        return ImporterError(f"cannot read: {err.strerror}", path=path)
+    return ImporterError(f"not OTLP/JSON: {e.msg}", path=path)
+
+
+def _in_line(path: Path, offset: int, length: int, line: int) -> Records:
+    return lambda pointer, records: (JsonSpan(path, offset, length, pointer, line=line), records)
+
+
+def _document(doc: Any, read: Records, path: Path, b: SessionBuilder, line: int = 0) -> Iterator[Batch]:
     if not isinstance(doc, dict):
         b.skip(path, line, f"a JSON {type(doc).__name__}, not an OTLP export")
         return
@@ -139,10 +152,7 @@ def _document(
                     if not isinstance(records, list) or not records:
                         continue
                     scope = mapping(group.get("scope") or group.get("instrumentationLibrary"))
+                    source, parsed = read(f"/{top}/{i}/{key}/{j}/{items}", records)
                     yield Batch(
-                        records,
-                        items == "logRecords",
-                        resource,
-                        str(scope.get("name") or ""),
-                        source(f"/{top}/{i}/{key}/{j}/{items}"),
+                        parsed, items == "logRecords", resource, str(scope.get("name") or ""), source
                     )

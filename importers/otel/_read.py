@@ -18,6 +18,7 @@ from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.kinds import FILE, KIND_INDEX
 from walkback.timeline.sources import JsonSpan
 
+from ..documents import Damaged, placeholder
 from ..fields import string
 from ._files import batches
 from ._spans import AGENT, MODEL, TOOL, Span, log_kind, log_record, span
@@ -56,6 +57,8 @@ def collect(path: Path, b: SessionBuilder) -> Collected:
         for k, rec in enumerate(batch.records):
             if isinstance(rec, dict):
                 c.items.append(read(rec, src, k))
+            elif isinstance(rec, Damaged):
+                placeholder(b, src, k, rec, "")
             else:
                 b.placeholder(
                     src=src,
@@ -150,7 +153,8 @@ class Emitter:
             for j, _, ns, _, _ in s.events:
                 add((ns if ns is not None else t, EVENT, s.depth, n, j))
         moments.sort()
-        self.started: dict[int, int] = {}
+        self.started = [-1] * len(self.items)
+        """item -> its start row (-1: not started yet)."""
         b = self.b
         for t, phase, _, n, j in moments:
             s = self.items[n]
@@ -205,7 +209,7 @@ class Emitter:
                 return self.row("run_start", s.op, ts, child, s, target=child, status="running")
             row = self.row("agent_spawn", s.op, ts, s.lane, s, target=child, status="running")
             up = self.by_id.get((s.trace, s.parent))
-            by_tool = up is not None and self.items[up].what == TOOL and up in self.started
+            by_tool = up is not None and self.items[up].what == TOOL and self.started[up] >= 0
             self.b.session.agents[child].spawned_by = self.started[up] if by_tool and up is not None else row
             return row
         lane = self.lane_of(s)

@@ -8,7 +8,9 @@ decides what it becomes: ``invoke_agent`` an agent, ``execute_tool`` a tool call
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..fields import embedded_json, integer, mapping, string
@@ -54,6 +56,8 @@ EVENT_KINDS = frozenset(
 """``walkback.<kind>`` span events (walkback's own OTLP export) that come back as that kind."""
 ERROR_SEVERITY = 17
 """OTLP severity numbers from here up are ERROR and FATAL."""
+intern = sys.intern
+"""For the strings many spans repeat (trace ids, names, operations): each kept once."""
 
 
 @dataclass(slots=True)
@@ -85,7 +89,7 @@ class Span:
     """``walkback.status``, when walkback exported the span."""
     lsn: int | None = None
     file: str = ""
-    events: list[tuple[int, str, int | None, str, str]] = field(default_factory=list)
+    events: Sequence[tuple[int, str, int | None, str, str]] = ()
     """Span events: ``(index, kind, time, name, status)``."""
     depth: int = 0
     lane: str | None = None
@@ -95,44 +99,46 @@ class Span:
 def span(rec: dict[str, Any], src: int, k: int) -> Span:
     """One span record, read once."""
     s = Span(src, k)
-    s.trace = span_id(rec.get("traceId") or rec.get("traceID"))
+    s.trace = intern(span_id(rec.get("traceId") or rec.get("traceID")))
     s.id = span_id(rec.get("spanId") or rec.get("spanID"))
     s.parent = span_id(rec.get("parentSpanId") or rec.get("parentSpanID"))
-    s.name = string(rec.get("name"))
+    s.name = intern(string(rec.get("name")))
     s.start = nanos(rec.get("startTimeUnixNano"))
     s.end = nanos(rec.get("endTimeUnixNano"))
     s.failed = mapping(rec.get("status")).get("code") in (2, "STATUS_CODE_ERROR")
     a = attributes(rec.get("attributes"))
     s.what = operation(a, s.name)
     op = a.get("gen_ai.operation.name")
-    s.op = op if isinstance(op, str) and op else "span"
+    s.op = intern(op) if isinstance(op, str) and op else "span"
     s.agent = string(a.get("gen_ai.agent.id")) if s.what == AGENT else ""
-    s.agent_name = string(a.get("gen_ai.agent.name"))
+    s.agent_name = intern(string(a.get("gen_ai.agent.name")))
     if s.what == AGENT:
         s.agent_name = s.agent_name or s.name.removeprefix("invoke_agent").strip()
         s.task = string(a.get("gen_ai.agent.description"))
-    s.tool = tool_name(a, s.name) if s.what == TOOL else ""
+    s.tool = intern(tool_name(a, s.name)) if s.what == TOOL else ""
     s.status = string(a.get("walkback.status"))
     s.target = string(a.get("walkback.target"))
     s.file = string(a.get("walkback.file.path"))
     s.lsn = integer(a.get("walkback.lsn"))
     if s.what == TOOL and not s.target:
-        s.target = s.file or tool_target(a)
+        s.target = s.file or intern(tool_target(a))
     events = rec.get("events")
-    if isinstance(events, list):
-        for j, item in enumerate(events):
-            ev = mapping(item)
-            name = string(ev.get("name"))
-            ea = attributes(ev.get("attributes"))
-            said = string(ea.get("walkback.approval.decision") or ea.get("walkback.status"))
-            s.events.append((j, event_kind(name), nanos(ev.get("timeUnixNano")), name or "event", said))
+    if isinstance(events, list) and events:
+        s.events = [_event(j, mapping(item)) for j, item in enumerate(events)]
     return s
+
+
+def _event(j: int, ev: dict[str, Any]) -> tuple[int, str, int | None, str, str]:
+    name = string(ev.get("name"))
+    ea = attributes(ev.get("attributes"))
+    said = string(ea.get("walkback.approval.decision") or ea.get("walkback.status"))
+    return j, event_kind(name), nanos(ev.get("timeUnixNano")), name or "event", said
 
 
 def log_record(rec: dict[str, Any], src: int, k: int) -> Span:
     """One log record, read once (it becomes one row in the lane of the span it names)."""
     s = Span(src, k, what="log", op="log")
-    s.trace = span_id(rec.get("traceId"))
+    s.trace = intern(span_id(rec.get("traceId")))
     s.parent = span_id(rec.get("spanId"))
     a = attributes(rec.get("attributes"))
     s.name = string(rec.get("eventName")) or string(a.get("event.name"))

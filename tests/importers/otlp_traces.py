@@ -212,6 +212,18 @@ def agent_run() -> list[dict[str, Any]]:
     ]
 
 
+def runs(copies: int) -> list[dict[str, Any]]:
+    """``copies`` of :func:`agent_run` one after another in one trace, each span with its own id."""
+    out = []
+    for c in range(copies):
+        for sp in agent_run():
+            for key in ("spanId", "parentSpanId"):
+                if key in sp:
+                    sp[key] = f"{c:04x}{sp[key][4:]}"
+            out.append(sp)
+    return out
+
+
 def write(path: Path, doc: Any, *, lines: list[Any] | None = None, indent: bool = False) -> Path:
     """One document (indented or not), or JSON lines (the collector's file exporter)."""
     if lines is not None:

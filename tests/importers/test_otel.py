@@ -5,16 +5,20 @@ round trip through walkback's own OTLP export, the commands, and the mutation fu
 from __future__ import annotations
 
 import base64
+import json
+import re
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 from click.testing import CliRunner
 from fuzz import check
-from otlp_traces import OTHER_TRACE, TRACE, agent_run, event, export, span, write
+from otlp_traces import OTHER_TRACE, TRACE, agent_run, event, export, runs, span, write
 from walkback.exporters import exporter
-from walkback.importers import detect, load, parts, scores
+from walkback.importers import detect, documents, load, parts, scores
 from walkback.journal import scan
+from walkback.timeline import sources
 from walkback.timeline.details import (
     AgentSpawn,
     ApprovalDecision,
@@ -27,6 +31,8 @@ from walkback.timeline.details import (
     ToolCall,
     ToolResult,
 )
+from walkback.timeline.session import Session
+from walkback.timeline.sources import JsonItemSpans
 from walkback.timeline.views import approval_counts, approvals, files_summary
 from walkback.viewer.store import discover
 
@@ -353,6 +359,111 @@ def test_not_json_is_one_clear_error(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "not OTLP/JSON" in result.output and "Traceback" not in result.output
 
 
+# -- one document, read a span at a time --------------------------------------------------------
+LAYOUTS = {
+    "indented": lambda doc: orjson.dumps(doc, option=orjson.OPT_INDENT_2),
+    "tabs, keys sorted": lambda doc: json.dumps(doc, indent="\t", sort_keys=True).encode(),
+    "a span a line": lambda doc: orjson.dumps(doc).replace(b'},{"traceId"', b'},\n{"traceId"'),
+}
+
+
+def span_starts(indented: bytes) -> list[int]:
+    """Where each span's line starts in an indented export (its ``{`` is 12 spaces in)."""
+    return [m.start() for m in re.finditer(rb"\n {12}\{", indented)]
+
+
+def older(doc: dict[str, Any]) -> dict[str, Any]:
+    """An export in the layout Tempo and Jaeger write (``batches``: sorted by key, its scopes come
+    before its resource)."""
+    (res,) = doc["resourceSpans"]
+    (group,) = res["scopeSpans"]
+    lib = {"instrumentationLibrary": group["scope"], "spans": group["spans"]}
+    return {"batches": [{"resource": res["resource"], "instrumentationLibrarySpans": [lib]}]}
+
+
+def same_as_one_line(path: Path, doc: dict[str, Any], tmp_path: Path) -> Session:
+    """``path`` (``doc`` in some layout) loads as ``doc`` on one line does, addressed the same."""
+    one = write(tmp_path / "one.jsonl", None, lines=[doc])
+    s, line = load(path), load(one)
+    assert s.kinds() == line.kinds() and run_rows(s) == run_rows(line)
+    assert [s.where(i) for i in range(len(s))] == [
+        line.where(i).replace(f"{one}:1#", f"{path}#") for i in range(len(line))
+    ]
+    assert [s.raw(i) for i in range(len(s))] == [line.raw(i) for i in range(len(line))]
+    return s
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", [export, lambda spans: older(export(spans))], ids=["scopeSpans", "batches"])
+def test_any_layout_reads_as_the_same_data_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, shape: Any
+) -> None:
+    monkeypatch.setattr(documents, "BLOCK", 4096)  # spans across the ends of the blocks read
+    doc = shape(runs(20))
+    path = tmp_path / "trace.json"
+    path.write_bytes(LAYOUTS[layout](doc))
+    assert len(same_as_one_line(path, doc, tmp_path)) == 20 * 17
+
+
+def test_a_big_indented_document_reads_as_the_same_data_on_one_line(tmp_path: Path) -> None:
+    doc = export(runs(700))
+    path = tmp_path / "trace.json"
+    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    assert path.stat().st_size > 2 * documents.BLOCK
+    s = same_as_one_line(path, doc, tmp_path)
+    assert len(s) == 700 * 17 and s.where(len(s) - 1).endswith("/resourceSpans/0/scopeSpans/0/spans/5592")
+
+
+def test_a_span_is_read_again_from_its_own_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spans = agent_run()
+    data = orjson.dumps(export(spans), option=orjson.OPT_INDENT_2)
+    path = tmp_path / "trace.json"
+    path.write_bytes(data)
+    s = load(path)
+
+    def whole(*args: object) -> None:
+        raise AssertionError("the whole document parsed to read one span")
+
+    monkeypatch.setattr(sources, "_document", whole)
+    for i in range(len(s)):
+        assert s.raw(i) == spans[int(s.where(i).rsplit("/", 1)[1])]
+    (src,) = s.sources
+    assert isinstance(src, JsonItemSpans)
+    for k, sp in enumerate(spans):
+        assert orjson.loads(data[src.starts[k] : src.starts[k] + src.lengths[k]]) == sp
+
+
+def test_a_span_that_is_not_json_is_a_placeholder_at_its_line(tmp_path: Path) -> None:
+    data = orjson.dumps(export(agent_run()), option=orjson.OPT_INDENT_2)
+    at = data.index(b'"name": "execute_tool bash"')
+    path = tmp_path / "trace.json"
+    path.write_bytes(data[:at] + b", " + data[at:])  # span 2 has a syntax error, its brackets hold
+    s = load(path)
+    (bad,) = [i for i in range(len(s)) if s.event(i).kind == "integrity"]
+    line = data[: span_starts(data)[2] + 1].count(b"\n") + 1
+    assert s.event(bad).status == "corrupt" and s.where(bad) == f"{path}:{line}"
+    assert s.raw(bad)["reason"].startswith(f"line {line}: not JSON")
+    others = load(write(tmp_path / "others.json", export(agent_run()[:2] + agent_run()[3:])))
+    assert [r for r in run_rows(s) if r[0] != "integrity"] == run_rows(others)
+
+
+@pytest.mark.parametrize("inside", [True, False], ids=["inside a span", "between spans"])
+def test_a_document_cut_in_its_spans_keeps_the_spans_before_the_cut(tmp_path: Path, inside: bool) -> None:
+    data = orjson.dumps(export(agent_run()), option=orjson.OPT_INDENT_2)
+    at = data.index(b'"name": "execute_tool research"') if inside else span_starts(data)[4]
+    path = tmp_path / "trace.json"
+    path.write_bytes(data[:at])
+    s = load(path)
+    (torn,) = [i for i in range(len(s)) if s.event(i).kind == "integrity"]
+    why = "the document ends inside it" if inside else "the document ends here"
+    line = data[: span_starts(data)[4] + 1 if inside else at].count(b"\n") + 1
+    assert (
+        s.event(torn).status == "torn" and why in s.raw(torn)["reason"] and s.where(torn) == f"{path}:{line}"
+    )
+    before = load(write(tmp_path / "before.json", export(agent_run()[:4])))
+    assert [r for r in run_rows(s) if r[0] != "integrity"] == run_rows(before)
+
+
 # -- the round trip through walkback's own export -------------------------------------------------
 @pytest.mark.parametrize("sample", ["demo", "release-in-doubt", "rename-crashed"])
 def test_walkbacks_otlp_export_reads_back_to_the_same_agents_calls_and_counts(
@@ -399,6 +510,7 @@ def fuzz_inputs(tmp: Path) -> list[Path]:
         CORPUS / "trace.json",
         CORPUS / "logs.json",
         write(tmp / "genai.json", export(agent_run())),
+        write(tmp / "genai-indented.json", export(agent_run()), indent=True),
         write(tmp / "genai.jsonl", None, lines=[export(agent_run()[:4]), export(agent_run()[4:])]),
     ]
 
