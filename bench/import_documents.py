@@ -1,17 +1,18 @@
-"""Importing large Copilot CLI, OpenHands and SWE-agent sessions against raw parsing of the same
-bytes, and memory against their size.
+"""Importing large Copilot CLI, OpenHands, SWE-agent and OTLP sessions against raw parsing of the
+same bytes, and memory against their size.
 
 For each format its largest corpus file is scaled to about --mb megabytes by repeating its body with
 fresh ids (so every call still pairs with its own result and every response counts once):
 Copilot's events.jsonl line by line; OpenHands' V0 trajectory and mini-swe-agent's trajectory,
-single JSON documents, by repeating their events / messages inside the one document.
+single JSON documents, by repeating their events / messages inside the one document. The corpus
+has no GenAI trace: the OTLP one is bench/import_inspect's, a document of GenAI spans one a line.
 
 (1) full import (``importers.load``: parsed, mapped, paired, into the timeline) vs raw
     ``orjson.loads`` of the same bytes (every line for JSON lines, the document for the others).
                                                               ratio = import / raw, goal <= 3.0.
 (2) peak RSS of a fresh process importing it vs the file's size.       goal <= 1.5.
 
-Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|swe-agent]
+Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|swe-agent|otel]
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_of, load_note, report, report_peak_rss, scratch_dir, timed  # noqa: E402
+from import_inspect import genai_trace  # noqa: E402
 from walkback.importers import load  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -124,6 +126,12 @@ def swe_agent(out: Path, target: int) -> int:
     return _document(out, head, items(), tail)
 
 
+def otel(out: Path, target: int) -> int:
+    """An OTLP/JSON export of GenAI agent runs (invoke_agent > chat, execute_tool) as one document."""
+    genai_trace(out.parent, target // 1_000_000).rename(out)
+    return out.read_bytes().count(b'"spanId"')
+
+
 def raw_lines(path: Path) -> None:
     loads = orjson.loads
     with open(path, "rb") as f:
@@ -139,6 +147,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], int], Callable[[Path], None]
     "copilot-cli": ("events.jsonl", copilot, raw_lines),
     "openhands": ("trajectory.json", openhands, raw_document),
     "swe-agent": ("bench.traj.json", swe_agent, raw_document),
+    "otel": ("trace.json", otel, raw_document),
 }
 
 
