@@ -76,7 +76,9 @@ async def open_tab(http: aiohttp.ClientSession, base: str, path: str, hold: floa
     query = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in query.items()}
     sio = socketio.AsyncClient(reconnection=False)
     qs = "&".join(f"{k}={v}" for k, v in query.items())
-    await sio.connect(f"{base}?{qs}", socketio_path="/_nicegui_ws/socket.io", transports=["websocket"])
+    await sio.connect(
+        f"{base}?{qs}", socketio_path="/_nicegui_ws/socket.io", transports=["websocket"], wait_timeout=10
+    )  # a busy 2-core machine can take more than the default second to answer
     await asyncio.sleep(hold)
     await sio.disconnect()
     return took
