@@ -30,10 +30,9 @@ HEADER = b"# aider chat started at "
 START = re.compile(rb"\n[#>]")
 """A line that may be a header, user input or tool output (the first line is checked apart)."""
 CONTENT = re.compile(rb"\S")
-END_RUN = re.compile(rb"\n(?!> |>\r?\n)")
-"""The end of a run of tool lines (``> ...`` or a bare ``>``)."""
-OPEN_LINE = re.compile(rb"(?<!  )(?<!  \r)\n")
-"""The end of a line that does not end in two spaces (a multi-line tool message starts there)."""
+TOOL_RUN = re.compile(rb"(?:> [^\n]*(?<=  )\r?\n)*(?:> [^\n]*\Z)?")
+"""Tool lines that each end in two spaces, and the file's last line if it is a tool line without a
+line break; a line that ends otherwise (a bare ``>``, a multi-line message's first) ends the run."""
 SPECIAL_LINE = re.compile(
     rb"\n(?=" + SPECIAL.pattern + rb"|> [^\n]*\?[^\n]* [ynasd][ \t]*\r?(?:\n|\Z))(?P<line>[^\n]*)"
 )
@@ -224,12 +223,8 @@ class Scanner:
         """A run of tool lines that each end in a line break, from ``buf[s]``; returns where the
         run ends (at the first line that does not: a multi-line message, handled line by line)."""
         buf = self.buf
-        end = END_RUN.search(buf, s)
-        x = end.start() + 1 if end is not None else len(buf)
-        if buf.count(b"\n", s, x) != buf.count(b"  \n", s, x) + buf.count(b"  \r\n", s, x):
-            cut = OPEN_LINE.search(buf, s, x)
-            if cut is not None:
-                x = max(buf.rfind(b"\n", s, cut.start()) + 1, s)
+        run = TOOL_RUN.match(buf, s)
+        x = run.end() if run is not None else s
         pos, base = s, self.base
         if s == 0:  # the block's first line has no newline before it for SPECIAL_LINE
             first = _first_line(buf, x)
