@@ -153,6 +153,4 @@ def _document(doc: Any, read: Records, path: Path, b: SessionBuilder, line: int 
                         continue
                     scope = mapping(group.get("scope") or group.get("instrumentationLibrary"))
                     source, parsed = read(f"/{top}/{i}/{key}/{j}/{items}", records)
-                    yield Batch(
-                        parsed, items == "logRecords", resource, str(scope.get("name") or ""), source
-                    )
+                    yield Batch(parsed, items == "logRecords", resource, str(scope.get("name") or ""), source)
