@@ -448,6 +448,15 @@ def test_file_content_and_command_output_have_no_literal_backslash_n(
         shown = [ln.strip() for ln in pane.splitlines()]
         for line in (ln.strip() for ln in text.splitlines() if ln.strip()):
             assert any(s.endswith(line) for s in shown), f"{line!r} is not a line of the detail"
+        # a numbered block has one number per line: a final newline adds no empty last line
+        blocks = screen.selenium.execute_script(
+            "return Array.from(document.querySelectorAll('.wb-detail-pane .wb-fv.wb-numbered'))"
+            ".map(b => Array.from(b.querySelectorAll('.wb-txt')).map(t => t.textContent))"
+        )
+        for block in blocks:
+            assert block and block[-1] != "", block
+        if step == write:
+            assert text.splitlines() in blocks
         shot(screen, f"layout-{size[0]}-{name}")
 
 
