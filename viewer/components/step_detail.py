@@ -56,11 +56,12 @@ def step_button(label: str, index: int, on_pick: Callable[[int], None]) -> ui.bu
 
 
 def field_pairs(detail: Detail) -> list[tuple[str, Any]]:
-    """The fields the detail sets, nested ones as dotted keys (each string shown as text)."""
+    """The fields the detail sets, nested ones as dotted keys (each string shown as text); an empty
+    one says nothing (a commit's change knows its hashes, not the path its intent names)."""
     data = {k: v for k, v in detail.model_dump(exclude_defaults=True).items() if k not in SHOWN_ELSEWHERE}
     if isinstance(detail, ToolCall):
         data.pop("name", None)  # in the "what" line
-    pairs = [(k, v) for k, v in flatten(data) if k not in IN_THE_DIFF]
+    pairs = [(k, v) for k, v in flatten(data) if k not in IN_THE_DIFF and v not in ("", [], {})]
     if len(pairs) > MAX_FIELDS:
         pairs = pairs[:MAX_FIELDS] + [("…", f"{len(pairs) - MAX_FIELDS} more fields in the raw record")]
     return pairs
