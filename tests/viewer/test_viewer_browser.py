@@ -12,6 +12,7 @@ from sample_runs import XSS, build_run
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webelement import WebElement
 from viewer_env import ARTIFACTS, configure
 from walkback.viewer.store import entry_id
 
@@ -249,11 +250,22 @@ def test_the_filter_menu_is_built_when_opened_and_narrows_the_list(screen) -> No
     more = screen.find_by_css("button[title='filter by kind, agent, tool, file, status']")
     more.click()
     kind = screen.find_by_css(".q-menu .q-select")  # waits for the menu and its first select
+    deadline = time.monotonic() + 5
+    while "kind" not in kind.text and time.monotonic() < deadline:  # shown once the menu has opened
+        time.sleep(0.05)
     assert "kind" in kind.text
     kind.click()
-    screen.find_by_css(".q-item[role='option']")  # waits for the options' own menu
-    options = screen.selenium.find_elements(By.CSS_SELECTOR, ".q-item[role='option']")
-    next(o for o in options if o.text.startswith("tool_call (")).click()
+
+    def option(text: str) -> WebElement | None:
+        """The option of the select's own menu starting with ``text``, once it is shown."""
+        options = screen.selenium.find_elements(By.CSS_SELECTOR, ".q-item[role='option']")
+        return next((o for o in options if o.text.startswith(text)), None)
+
+    deadline = time.monotonic() + 5
+    while (call := option("tool_call (")) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert call is not None, "the kind select offers no tool_call option"
+    call.click()
     wait_path(screen, f"/s/{sid}/step/{calls[0]}?kind=tool_call")  # the cursor moved onto the first one
     press(screen, Keys.ESCAPE)
 
