@@ -26,7 +26,7 @@ from array import array
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import orjson
 from walkback.journal.errors import ImporterError
@@ -43,8 +43,9 @@ _KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:\s*')
 _OPENERS = (b"{", b"[")
 ENDS_HERE = "the document ends here: it was cut (a torn write)"
 _STRING = rb'"(?:[^"\\]++|\\.)*+"'
-_FILL = re.compile(rb'(?:[^"\[\]{}]++|(' + _STRING + rb"))*+")
-"""Everything up to the next bracket outside a string, strings matched whole (group 1: the last)."""
+FILL = re.compile(rb'(?:[^"\[\]{}]++|(' + _STRING + rb"))*+")
+"""Everything up to the next bracket outside a string, strings matched whole (group 1: the last);
+what every bracket scanner of a JSON document steps over (with :func:`past`)."""
 _COLON = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
 _GAP = re.compile(rb"[ \t\r\n,]*+")
 _SCALAR = re.compile(_STRING + rb'|[^ \t\r\n,\[\]{"]++')
@@ -134,7 +135,30 @@ class _Lines:
             data = data[last:]
 
 
-class Document:
+class _Opened:
+    """A file held open for ``pread`` until :meth:`close` (or the end of a ``with`` block)."""
+
+    fd = -1
+
+    def _open(self, path: Path) -> None:
+        try:
+            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as e:
+            raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Document(_Opened):
     """A JSON document read as its layout allows (see the module docstring)."""
 
     def __init__(self, path: Path) -> None:
@@ -146,26 +170,12 @@ class Document:
         """The root is an array (its items are at the first indentation)."""
         self.indent = 0
         self.size = 0
-        try:
-            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError as e:
-            raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+        self._open(path)
         try:
             self._index()
         except _Layout:
             self.keys, self.array = {}, False
             self.whole = load_document(path)
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    def __enter__(self) -> Document:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def streamed(self) -> bool:
@@ -318,7 +328,7 @@ def _parsed(data: bytes, line: int, cut: bool) -> Any:
         return Damaged(f"line {line}: {why}", line, data[:200].decode("utf-8", "replace"), torn=cut)
 
 
-class Skeleton:
+class Skeleton(_Opened):
     """A JSON document, any layout, with the items of the arrays at some ``paths`` cut out by its
     brackets (``/resourceSpans/*/scopeSpans/*/spans``: ``*`` is any item of an array).
 
@@ -334,26 +344,12 @@ class Skeleton:
         """Each item's byte span in the file and its line."""
         self.torn = -1
         """The item the document ends in (-1: none)."""
-        try:
-            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError as e:
-            raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
+        self._open(path)
         try:
             self.text = _Scan(self, paths).run()
         except OSError as e:
             self.close()
             raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    def __enter__(self) -> Skeleton:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def add(self, start: int, length: int, line: int) -> int:
         """Record the next item; returns its number."""
@@ -441,7 +437,7 @@ class _Scan:
         buf = self.buf
         depth = 0
         while True:
-            pos = _past(_FILL, buf, pos)
+            pos = past(FILL, buf, pos)
             if pos == len(buf) or buf[pos] == 0x22:  # the end of what is read, or a string cut there
                 if not self._more():
                     return -1
@@ -473,7 +469,7 @@ class _Scan:
         stack: list[tuple[str, bool, bool]] = []  # the containers it is in: path, an array, cut items
         while True:
             if stack and stack[-1][2]:  # between the items of an array
-                pos = _past(_GAP, buf, pos)
+                pos = past(_GAP, buf, pos)
                 if pos == len(buf):
                     if self._more():
                         continue
@@ -489,7 +485,7 @@ class _Scan:
                 self._item(pos, end)
                 pos = self._drop(end)
                 continue
-            m = _FILL.match(buf, pos)
+            m = FILL.match(buf, pos)
             assert m is not None  # it matches nothing at least
             at = m.end()
             if at == len(buf) or buf[at] == 0x22:  # the end of what is read, or a string cut there
@@ -523,7 +519,7 @@ class _Scan:
         return text
 
 
-def _past(pattern: re.Pattern[bytes], buf: bytearray, pos: int) -> int:
+def past(pattern: re.Pattern[bytes], buf: bytearray, pos: int) -> int:
     """The end of ``pattern`` (one that matches nothing too) at ``pos``."""
     m = pattern.match(buf, pos)
     return m.end() if m is not None else pos

@@ -19,7 +19,7 @@ from walkback.journal.errors import WalkbackError
 from .pages import register_pages
 from .security import HeadersMiddleware, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
-from .tuning import quieter_collections, remember_handler_shapes
+from .tuning import quieter_collections, remember_handler_shapes, usual_collections
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
@@ -96,6 +96,7 @@ def build(store: SessionStore, *, token: str | None = None, poll: float | None =
     app.on_startup(store.start)
     app.on_startup(quieter_collections)
     app.on_shutdown(store.stop)
+    app.on_shutdown(usual_collections)
     if poll:
         app.timer(poll, store.poll)
 

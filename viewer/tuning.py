@@ -32,6 +32,12 @@ def quieter_collections() -> None:
     gc.freeze()
 
 
+def usual_collections() -> None:
+    """Call when the server stops: what was frozen is the collector's again (one process may run
+    many servers, as the tests do, and would otherwise never collect what each froze)."""
+    gc.unfreeze()
+
+
 def remember_handler_shapes() -> None:
     """Answer ``nicegui.helpers.expects_arguments`` once per function of a bound method (idempotent)."""
     ask = helpers.expects_arguments

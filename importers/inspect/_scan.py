@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from ..documents import FILL, past
+
 BLOCK = 1 << 22
 _PRETTY_KEY = b'\n  "samples": ['
 _PRETTY_END = b"\n    }"
-_FILL = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+')
-"""Everything up to the next bracket outside a string (strings matched whole)."""
 _SAMPLES_KEY = re.compile(rb'"samples"\s*:\s*\Z')
 _SPACE = b" \t\r\n"
 
@@ -111,8 +111,7 @@ class SampleScan:
         samples = False
         first = -1
         while True:
-            m = _FILL.match(buf, pos)  # always matches (maybe nothing)
-            pos = m.end() if m is not None else pos
+            pos = past(FILL, buf, pos)
             if pos >= len(buf) or buf[pos] == 0x22:  # the end of what is read, or a string cut there
                 if not self._more():
                     if samples and first >= 0:

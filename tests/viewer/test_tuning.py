@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -55,3 +56,12 @@ def test_same_answers_and_one_question_per_function(monkeypatch: pytest.MonkeyPa
     memo(takes)
     memo(takes)
     assert asked == [takes, takes]  # anything else is asked every time, as NiceGUI does
+
+
+def test_what_a_server_froze_is_collectable_again_once_it_stops() -> None:
+    from walkback.viewer.tuning import quieter_collections, usual_collections
+
+    quieter_collections()
+    assert gc.get_freeze_count() > 0
+    usual_collections()
+    assert gc.get_freeze_count() == 0
