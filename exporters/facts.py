@@ -1,4 +1,5 @@
-"""What the tabular and OTLP exports share: a session's stable id, and many details read fast.
+"""What the tabular and OTLP exports share: a session's stable id, many details read fast, and
+the session's measures (models, tokens, file hashes) whoever recorded them.
 
 A session's id is what re-exporting keys on (Parquet file names, OTLP trace ids), so it depends
 on the session's content, never on where the files lie: the run id when the source has one, else
@@ -15,8 +16,9 @@ from typing import Any
 import numpy as np
 import orjson
 from walkback.journal.errors import ImporterError
-from walkback.timeline.details import Detail
-from walkback.timeline.kinds import PLACEHOLDER
+from walkback.timeline.details import Detail, ModelCall, ModelResult, ToolCall
+from walkback.timeline.kinds import FILE, KIND_INDEX, PLACEHOLDER
+from walkback.timeline.measures import Measures
 from walkback.timeline.session import Session
 from walkback.timeline.sources import BOM, JsonLines
 
@@ -39,6 +41,30 @@ def session_id(session: Session) -> str:
     except OSError:
         head = str(files[0]).encode()
     return f"{files[0].stem}-{hashlib.sha256(head).hexdigest()[:12]}"
+
+
+def measures(session: Session) -> Measures:
+    """The models, tokens and file hashes of the session's events: as its importer recorded them
+    while reading, else measured now from the details of the events that have them (model calls
+    and results, tool calls flagged as changing a file)."""
+    if session.measures is not None:
+        return session.measures
+    m = Measures()
+    t = session.table
+    n = len(t)
+    kind = np.frombuffer(t.kind, np.uint8)[:n] if n else np.zeros(0, np.uint8)
+    flags = np.frombuffer(t.flags, np.uint8)[:n] if n else np.zeros(0, np.uint8)
+    models = (kind == KIND_INDEX["model_result"]) | (kind == KIND_INDEX["model_call"])
+    edits = (kind == KIND_INDEX["tool_call"]) & (flags & FILE != 0)
+    intern = t.pool.id
+    for i, d in details(session, np.flatnonzero(models | edits)):
+        if isinstance(d, ModelResult):
+            m.usage(i, intern(d.model), d.usage.input_tokens, d.usage.output_tokens)
+        elif isinstance(d, ModelCall):
+            m.usage(i, intern(d.model), None, None)
+        elif isinstance(d, ToolCall) and d.edit is not None:
+            m.edit(i, d.edit.pre, d.edit.post)
+    return m
 
 
 class _Prefetched(Session):

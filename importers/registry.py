@@ -78,13 +78,14 @@ def parts(path: str | Path) -> list[str]:
 
 
 def load_chunks(
-    path: str | Path, *, chunk: int = CHUNK, progress: object = None
+    path: str | Path, *, chunk: int = CHUNK, progress: object = None, measure: bool = False
 ) -> Generator[Session, None, None]:
     """Detect and read ``path``, yielding the growing session after every chunk and, last, the
-    complete one (a viewer shows a big session before it is read to the end)."""
+    complete one (a viewer shows a big session before it is read to the end). ``measure``: have
+    the importer record models, tokens and file hashes if it can (``timeline.measures``: exports)."""
     p, part = split_part(path)
     imp = detect(p)
-    b = SessionBuilder(imp.name, describe=imp.details, chunk=chunk)
+    b = SessionBuilder(imp.name, describe=imp.details, chunk=chunk, measure=measure)
     b.session.importer = imp.name
     for _ in imp.read(p, b, part):
         s = b.flush()
@@ -109,7 +110,7 @@ def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
     return b.finish()
 
 
-def load(path: str | Path, *, progress: object = None) -> Session:
-    """Detect the format of ``path`` and import it whole."""
-    *_, session = load_chunks(path, progress=progress)
+def load(path: str | Path, *, progress: object = None, measure: bool = False) -> Session:
+    """Detect the format of ``path`` and import it whole (``measure``: see :func:`load_chunks`)."""
+    *_, session = load_chunks(path, progress=progress, measure=measure)
     return session

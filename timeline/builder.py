@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .kinds import KIND_INDEX, OTHER, PLACEHOLDER
+from .measures import Measures
 from .session import Agent, DetailFn, Session
 from .sources import Source
 from .table import POS, WIDTH
@@ -35,9 +36,16 @@ class SessionBuilder:
     """Builds one :class:`Session`; see the module docstring."""
 
     def __init__(
-        self, format: str, *, describe: DetailFn, chunk: int = CHUNK, extend: Session | None = None
+        self,
+        format: str,
+        *,
+        describe: DetailFn,
+        chunk: int = CHUNK,
+        extend: Session | None = None,
+        measure: bool = False,
     ) -> None:
-        """``extend``: append to this (finished) session instead of a new one: a live follow."""
+        """``extend``: append to this (finished) session instead of a new one: a live follow.
+        ``measure``: ask the importer to record measures (:meth:`measuring`), as an export does."""
         self.session = extend if extend is not None else Session(format=format)
         self.session.describe = describe
         self.pool = self.session.table.pool
@@ -51,6 +59,10 @@ class SessionBuilder:
         self.interleave = False
         """Set by an importer that reads several files (subagents): :meth:`finish` merges their
         events by time, keeping each file's own order."""
+        self.measure = measure or (extend is not None and extend.measures is not None)
+        self.measured_rows: list[Any] = []
+        """Pending measures, flat: six values each (:meth:`Measures.extend`), for every event
+        that has any, while :meth:`measuring`."""
         self._open: dict[Hashable, int] = {}
 
     # -- sources and agents ------------------------------------------------------------------------
@@ -87,6 +99,14 @@ class SessionBuilder:
             if run not in self.session.runs:
                 self.session.runs.append(run)
         return a
+
+    def measuring(self) -> bool:
+        """Whether an importer that can should record models, tokens and file hashes as it reads
+        (into :attr:`measured_rows`, for every event that has them; :mod:`timeline.measures`).
+        Asked by exports only: a viewer's load does not pay for them."""
+        if self.measure and self.session.measures is None:
+            self.session.measures = Measures()
+        return self.measure
 
     # -- rows ------------------------------------------------------------------------------------
     @property
@@ -259,6 +279,9 @@ class SessionBuilder:
             self.session.table.extend_rows(self.rows)
             self.rows = []
             self.base = len(self.session.table)
+        if self.measured_rows and self.session.measures is not None:
+            self.session.measures.extend(self.measured_rows)
+            self.measured_rows = []
         return self.session
 
     def finish(self) -> Session:
@@ -295,5 +318,7 @@ def _order_by_time(session: Session) -> None:
             a.spawned_by = int(new[a.spawned_by])
     session.gated = {int(new[k]): int(new[v]) for k, v in session.gated.items()}
     session.payloads = {int(new[k]): v for k, v in session.payloads.items()}
+    if session.measures is not None:
+        session.measures.reordered(new)
     for state in session.follow.values():  # an importer's state for reading more later
         state.reordered(new)

@@ -15,36 +15,45 @@ from .kinds import KINDS
 from .session import Session
 
 
+def column(session: Session, name: str, dtype: Any) -> np.ndarray:
+    """A column of the session's table as a numpy view (no copy)."""
+    n = len(session.table)
+    return np.frombuffer(getattr(session.table, name), dtype=dtype)[:n] if n else np.zeros(0, dtype)
+
+
+def compact(ids: np.ndarray, size: int, *, empty: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Pool ids renumbered over only the strings they use: ``(codes, used)``, row ``k`` being pool
+    string ``used[codes[k]]``; with ``empty=False`` the empty string (id 0) is code -1."""
+    seen = np.zeros(size, dtype=bool)
+    seen[ids] = True
+    if not empty:
+        seen[0] = False
+    used = np.flatnonzero(seen)
+    code = np.full(size, -1, dtype=np.int32)
+    code[used] = np.arange(len(used), dtype=np.int32)
+    return code[ids], used
+
+
 def frame(session: Session) -> pd.DataFrame:
     """One row per event: kind, lsn, time, agent, type, tool, target, status, ref."""
-    t = session.table
-    n = len(t)
-    vals = np.array(t.pool.values, dtype=object)
+    vals = np.array(session.table.pool.values, dtype=object)
 
-    def view(col: Any, dtype: Any) -> np.ndarray:
-        return np.frombuffer(col, dtype=dtype)[:n] if n else np.zeros(0, dtype)
-
-    def cat(col: Any) -> pd.Categorical:
+    def cat(name: str) -> pd.Categorical:
         """Pool ids as a categorical of only the strings used (no per-event string objects)."""
-        ids = view(col, np.uint32)
-        used = np.zeros(len(vals), dtype=bool)
-        used[ids] = True
-        present = np.flatnonzero(used)
-        code = np.full(len(vals), -1, dtype=np.int32)
-        code[present] = np.arange(len(present), dtype=np.int32)
-        return pd.Categorical.from_codes(code[ids], categories=pd.Index(vals[present], dtype=object))
+        codes, used = compact(column(session, name, np.uint32), len(vals))
+        return pd.Categorical.from_codes(codes, categories=pd.Index(vals[used], dtype=object))
 
     kinds = np.array(KINDS, dtype=object)
     return pd.DataFrame(
         {
-            "kind": pd.Categorical(kinds[view(t.kind, np.uint8)], categories=list(KINDS)),
-            "lsn": view(t.lsn, np.int64),
-            "time": pd.to_datetime(view(t.ts, np.float64), unit="s", utc=True),
-            "agent": cat(t.agent),
-            "type": cat(t.type),
-            "tool": cat(t.tool),
-            "target": cat(t.target),
-            "status": cat(t.status),
-            "ref": view(t.ref, np.int64),
+            "kind": pd.Categorical(kinds[column(session, "kind", np.uint8)], categories=list(KINDS)),
+            "lsn": column(session, "lsn", np.int64),
+            "time": pd.to_datetime(column(session, "ts", np.float64), unit="s", utc=True),
+            "agent": cat("agent"),
+            "type": cat("type"),
+            "tool": cat("tool"),
+            "target": cat("target"),
+            "status": cat("status"),
+            "ref": column(session, "ref", np.int64),
         }
     )

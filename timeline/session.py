@@ -18,6 +18,7 @@ from typing import Any
 
 from .details import Detail, Integrity, Other
 from .kinds import COMPLETING, KIND_INDEX, KINDS, PLACEHOLDER
+from .measures import Measures
 from .sources import Source
 from .table import EventTable
 
@@ -151,6 +152,9 @@ class Session:
         """Returns the content of a blob by ``sha256:<hex>`` name, or None."""
         self.gated: dict[int, int] = {}
         """Approval request index -> index of the tool call it gated."""
+        self.measures: Measures | None = None
+        """Models, tokens and file hashes, when the importer records them while it reads (else
+        None: an export measures the details instead)."""
         self.describe: DetailFn = _no_detail
         self.importer = format
         """The name of the importer that read the session (what extends it while it grows)."""
@@ -171,11 +175,13 @@ class Session:
         s.table = self.table.copy()
         s.agents = {k: replace(a) for k, a in self.agents.items()}
         s.runs = list(self.runs)
-        s.integrity = replace(self.integrity, corrupt=list(self.integrity.corrupt),
-                              skipped=list(self.integrity.skipped))
+        s.integrity = replace(
+            self.integrity, corrupt=list(self.integrity.corrupt), skipped=list(self.integrity.skipped)
+        )
         s.recovery_findings = list(self.recovery_findings)
         s.payloads = dict(self.payloads)
         s.gated = dict(self.gated)
+        s.measures = self.measures.copy() if self.measures is not None else None
         s.follow = {k: f.copy() for k, f in self.follow.items()}
         s._details = {}
         s._completed_by = s._rows_by_agent = None

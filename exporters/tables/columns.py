@@ -1,20 +1,25 @@
 """The rows of the tabular exports: one per event, :data:`COLUMNS` (docs/exports.md).
 
-They start from :func:`walkback.timeline.frame.frame` (the table's columns as they are, strings
-categorical); model, tokens and file hashes come from typed details, built only for the events
-that have them (model calls and results, tool calls that change a file).
+Every column is built from arrays, never event by event: the timeline's own columns as they are,
+and model, tokens and file hashes from the session's measures (:mod:`timeline.measures`, recorded
+by the importer or measured from the details). They are built once in a neutral form,
+:class:`Column` (numpy values or string codes, and a null mask), which :func:`rows` turns into a
+pandas DataFrame (CSV) and ``write.arrow_table`` into Arrow (Parquet), so both say the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
 import numpy as np
 import pandas as pd
-from walkback.timeline.details import ModelCall, ModelResult, ToolCall
-from walkback.timeline.frame import frame
-from walkback.timeline.kinds import FILE, KIND_INDEX
+from walkback.timeline.frame import column, compact
+from walkback.timeline.kinds import KINDS
 from walkback.timeline.session import Session
 
-from ..facts import details, session_id
+from ..facts import measures, session_id
 
 COLUMNS = (
     "session",
@@ -40,42 +45,85 @@ COLUMNS = (
     "source_line",
 )
 """The columns, in order; their meanings are in docs/exports.md (tests pin both)."""
+DAY_US = 86_400_000_000
+_EARLIEST, _LATEST = -62_135_596_800.0, 253_402_300_800.0
+"""Seconds since the epoch of 0001-01-01 and 10000-01-01: a time outside is no date (null)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: ``string`` (``values`` codes into ``labels``), ``int`` (int64), ``time``
+    (microseconds since the epoch, UTC) or ``day`` (days since the epoch); ``missing`` marks nulls."""
+
+    type: Literal["string", "int", "time", "day"]
+    values: np.ndarray
+    missing: np.ndarray
+    labels: Sequence[str] = ()
+
+
+def columns(session: Session) -> dict[str, Column]:
+    """Every column of :data:`COLUMNS` for the session's events, in order."""
+    n = len(session)
+    pool = session.table.pool.values
+    agents = _pooled(column(session, "agent", np.uint32), pool)
+    ts = column(session, "ts", np.float64)
+    timeless = ~((ts > _EARLIEST) & (ts < _LATEST))  # NaN included
+    micros = np.where(timeless, 0, np.round(ts * 1e6)).astype(np.int64)
+    line = column(session, "line", np.uint32).astype(np.int64)
+    kind = column(session, "kind", np.uint8).astype(np.int32)
+    src = column(session, "src", np.uint32).astype(np.int32)
+    return {
+        "session": _constant(n, session_id(session)),
+        "source_format": _constant(n, session.format),
+        "agent": agents,
+        "parent_agent": _labelled(agents.values, [_parent(session, a) for a in agents.labels]),
+        "order": Column("int", np.arange(n, dtype=np.int64), np.zeros(n, bool)),
+        "lsn": _ints(column(session, "lsn", np.int64)),
+        "time": Column("time", micros, timeless),
+        "day": Column("day", (micros // DAY_US).astype(np.int32), timeless),
+        "kind": Column("string", kind, np.zeros(n, bool), KINDS),
+        **{
+            name: _pooled(column(session, name, np.uint32), pool)
+            for name in ("type", "tool", "target", "status")
+        },
+        "ref": _ints(column(session, "ref", np.int64)),
+        **_measured(session),
+        "source_file": _labelled(src, [str(s.path.resolve()) for s in session.sources]),
+        "source_line": Column("int", line, line == 0),
+    }
 
 
 def rows(session: Session) -> pd.DataFrame:
     """One row per event with :data:`COLUMNS`: strings categorical, absent values null."""
-    df = frame(session)
-    n = len(df)
-    t = session.table
-    sid = session_id(session)
-    for name in ("agent", "type", "tool", "target", "status"):
-        df[name] = _nulls_for_empty(df[name])
-    agents = df["agent"].cat
-    parents = [_parent(session, a) for a in agents.categories]
-    out = pd.DataFrame(
-        {
-            "session": _recode(np.zeros(n, np.int64), [sid]),
-            "source_format": _recode(np.zeros(n, np.int64), [session.format]),
-            "agent": df["agent"],
-            "parent_agent": _recode(agents.codes.to_numpy(), parents),
-            "order": np.arange(n, dtype=np.int64),
-            "lsn": _nullable(df["lsn"].to_numpy(), df["lsn"].to_numpy() < 0),
-            "time": df["time"],
-            "day": df["time"].dt.floor("D"),
-            "kind": df["kind"],
-            "type": df["type"],
-            "tool": df["tool"],
-            "target": df["target"],
-            "status": df["status"],
-            "ref": _nullable(df["ref"].to_numpy(), df["ref"].to_numpy() < 0),
-        }
-    )
-    out = pd.concat([out, detail_columns(session)], axis=1)
-    src = np.frombuffer(t.src, np.uint32)[:n] if n else np.zeros(0, np.uint32)
-    line = np.frombuffer(t.line, np.uint32)[:n].astype(np.int64) if n else np.zeros(0, np.int64)
-    out["source_file"] = _recode(src.astype(np.int64), [str(s.path.resolve()) for s in session.sources])
-    out["source_line"] = _nullable(line, line == 0)
-    return out[list(COLUMNS)]
+    return pd.DataFrame({name: _pandas(c) for name, c in columns(session).items()})
+
+
+def _measured(session: Session) -> dict[str, Column]:
+    """model, input/output tokens and file pre/post hashes: null but for the measured events."""
+    n = len(session)
+    m = measures(session)
+    at = np.frombuffer(m.index, np.int64) if len(m) else np.zeros(0, np.int64)
+
+    def spread(values: Any, dtype: Any, absent: int) -> np.ndarray:
+        """A measures column as one value per event (``absent`` for the unmeasured)."""
+        out = np.full(n, absent, dtype)
+        out[at] = np.frombuffer(values, dtype) if len(m) else absent
+        return out
+
+    return {
+        "model": _pooled(spread(m.model, np.uint32, 0), session.table.pool.values),
+        "input_tokens": _ints(spread(m.input, np.int64, -1)),
+        "output_tokens": _ints(spread(m.output, np.int64, -1)),
+        "file_pre": _pooled(spread(m.pre, np.uint32, 0), m.hashes.values),
+        "file_post": _pooled(spread(m.post, np.uint32, 0), m.hashes.values),
+    }
+
+
+def _pooled(ids: np.ndarray, values: list[str]) -> Column:
+    """Ids in a string pool as a column of only the strings used, the empty string ("not given")
+    null."""
+    codes, used = compact(ids, len(values), empty=False)
+    return Column("string", codes, codes < 0, [values[k] for k in used.tolist()])
 
 
 def _parent(session: Session, agent: str) -> str | None:
@@ -83,63 +131,33 @@ def _parent(session: Session, agent: str) -> str | None:
     return a.parent if a is not None else None
 
 
-def _nulls_for_empty(col: pd.Series) -> pd.Series:
-    """An empty string is "not given": null in the tables."""
-    if "" in col.cat.categories:
-        return col.cat.remove_categories([""])
-    return col
+def _constant(n: int, value: str) -> Column:
+    return Column("string", np.zeros(n, np.int32), np.zeros(n, bool), [value])
 
 
-def _recode(codes: np.ndarray, labels: list[str | None]) -> pd.Categorical:
-    """The categorical whose row ``k`` is ``labels[codes[k]]`` (None: null), built on codes only."""
-    cats: dict[str, int] = {}
-    remap = np.array([-1 if v is None else cats.setdefault(v, len(cats)) for v in labels] or [-1], np.int32)
-    return pd.Categorical.from_codes(
-        remap[codes] if len(codes) else np.zeros(0, np.int32), categories=pd.Index(list(cats), dtype=object)
+def _ints(values: np.ndarray) -> Column:
+    """A column of numbers where -1 is "none"."""
+    return Column("int", values, values < 0)
+
+
+def _labelled(codes: np.ndarray, labels: list[str | None]) -> Column:
+    """Row ``k`` is ``labels[codes[k]]`` (None or a negative code: null), repeated labels merged."""
+    merged: dict[str, int] = {}
+    remap = np.array(
+        [-1 if v is None else merged.setdefault(v, len(merged)) for v in labels] + [-1], np.int32
     )
+    out = remap[codes]  # code -1 reads the trailing -1
+    return Column("string", out, out < 0, list(merged))
 
 
-def _strings(values: list[str | None]) -> pd.Categorical:
-    """A categorical of strings (None: null) whose categories are strings even when all are null."""
-    return pd.Categorical(
-        values, categories=pd.Index(sorted({v for v in values if v is not None}), dtype=object)
-    )
-
-
-def _nullable(values: np.ndarray, missing: np.ndarray) -> pd.arrays.IntegerArray:
-    return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), missing.copy())
-
-
-def detail_columns(session: Session) -> pd.DataFrame:
-    """model, input/output tokens and file pre/post hashes, from the details of the events that
-    have them (every other row null)."""
-    n = len(session)
-    t = session.table
-    kind = np.frombuffer(t.kind, np.uint8)[:n] if n else np.zeros(0, np.uint8)
-    flags = np.frombuffer(t.flags, np.uint8)[:n] if n else np.zeros(0, np.uint8)
-    models = (kind == KIND_INDEX["model_result"]) | (kind == KIND_INDEX["model_call"])
-    edits = (kind == KIND_INDEX["tool_call"]) & (flags & FILE != 0)
-    model: list[str | None] = [None] * n
-    pre: list[str | None] = [None] * n
-    post: list[str | None] = [None] * n
-    tokens = np.zeros((2, n), np.int64)
-    known = np.zeros((2, n), bool)
-    for i, d in details(session, np.flatnonzero(models | edits)):
-        if isinstance(d, ModelResult):
-            model[i] = d.model or None
-            for k, v in enumerate((d.usage.input_tokens, d.usage.output_tokens)):
-                if v is not None:
-                    tokens[k, i], known[k, i] = v, True
-        elif isinstance(d, ModelCall):
-            model[i] = d.model or None
-        elif isinstance(d, ToolCall) and d.edit is not None:
-            pre[i], post[i] = d.edit.pre, d.edit.post
-    return pd.DataFrame(
-        {
-            "model": _strings(model),
-            "input_tokens": _nullable(tokens[0], ~known[0]),
-            "output_tokens": _nullable(tokens[1], ~known[1]),
-            "file_pre": _strings(pre),
-            "file_post": _strings(post),
-        }
-    )
+def _pandas(c: Column) -> pd.api.extensions.ExtensionArray | pd.Series:
+    if c.type == "string":
+        return pd.Categorical.from_codes(
+            np.where(c.missing, -1, c.values), categories=pd.Index(list(c.labels), dtype=object)
+        )
+    if c.type == "int":
+        return pd.arrays.IntegerArray(c.values.astype(np.int64, copy=False), c.missing.copy())
+    unit = "datetime64[us]" if c.type == "time" else "datetime64[D]"
+    times = c.values.astype(unit)
+    times[c.missing] = np.datetime64("NaT")
+    return pd.Series(times.astype("datetime64[us]")).dt.tz_localize("UTC")

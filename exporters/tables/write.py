@@ -7,18 +7,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+import numpy as np
 from walkback.journal.errors import ExportError
 from walkback.timeline.session import Session
 
 from ..base import atomic_output, need
-from ..facts import session_id
-from .columns import COLUMNS, rows
+from .columns import COLUMNS, Column, columns, rows
 
 PARTITIONS = ("source_format", "day")
 """The dataset's partition columns (folders ``source_format=<format>/day=<YYYY-MM-DD>``)."""
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 """The folder of rows without a value (events without a time), which Hive and DuckDB read as null."""
+_NO_DAY = np.iinfo(np.int32).max
+"""The day of the rows without a time, while they are grouped (no date is that far)."""
 
 
 def write_csv(sessions: Iterable[Session], out: Path) -> Path:
@@ -39,7 +40,7 @@ def write_csv(sessions: Iterable[Session], out: Path) -> Path:
 def write_parquet(session: Session, out: Path) -> Path:
     """One session as one Parquet file with every column."""
     pq = need("pyarrow.parquet", "parquet", "parquet")
-    table = arrow_table(rows(session))
+    table = arrow_table(columns(session))
     with atomic_output(out) as f:
         pq.write_table(table, f)
     return out
@@ -57,15 +58,17 @@ def write_dataset(sessions: Iterable[Session], out: Path) -> Path:
         raise ExportError("a Parquet dataset is a folder, and this is a file", path=out)
     out.mkdir(parents=True, exist_ok=True)
     for s in sessions:
-        df = rows(s)
-        name = _file_name(str(df["session"].cat.categories[0]) if len(df) else session_id(s))
+        cols = columns(s)
+        name = _file_name(str(cols["session"].labels[0]))
+        table = arrow_table({k: c for k, c in cols.items() if k not in PARTITIONS})
+        day = cols["day"]
+        days = np.where(day.missing, _NO_DAY, day.values)
         written: set[Path] = set()
-        groups = df.groupby(list(PARTITIONS), dropna=False, observed=True, sort=True)
-        for (fmt, day), part in groups:
-            folder = out / f"source_format={_escape(str(fmt))}" / f"day={_escape(_date(day))}"
+        for d in np.unique(days).tolist():
+            folder = out / f"source_format={_escape(s.format)}" / f"day={_escape(_date(d))}"
             folder.mkdir(parents=True, exist_ok=True)
             with atomic_output(folder / name) as f:
-                pq.write_table(arrow_table(part.drop(columns=list(PARTITIONS))), f)
+                pq.write_table(table.take(np.flatnonzero(days == d)), f)
             written.add(folder / name)
         for stale in out.glob(f"*/*/{name}"):
             if stale not in written:
@@ -73,32 +76,24 @@ def write_dataset(sessions: Iterable[Session], out: Path) -> Path:
     return out
 
 
-def schema(names: Iterable[str]) -> Any:
-    """The Arrow types of the columns: strings dictionary-encoded, times in microseconds (what
+def arrow_table(cols: dict[str, Column]) -> Any:
+    """The columns as an Arrow table: strings dictionary-encoded, times in microseconds (what
     Spark reads), ``day`` a date."""
     pa = need("pyarrow", "parquet", "parquet")
-    ints = {"order", "lsn", "ref", "input_tokens", "output_tokens", "source_line"}
-    special = {"time": pa.timestamp("us", "UTC"), "day": pa.date32()}
-    return pa.schema(
-        [
-            (c, special.get(c) or (pa.int64() if c in ints else pa.dictionary(pa.int32(), pa.string())))
-            for c in names
-        ]
-    )
+    types = {"time": pa.timestamp("us", "UTC"), "day": pa.date32(), "int": pa.int64()}
+
+    def array(c: Column) -> Any:
+        if c.type == "string":
+            return pa.DictionaryArray.from_arrays(
+                pa.array(c.values, pa.int32(), mask=c.missing), pa.array(list(c.labels), pa.string())
+            )
+        return pa.array(c.values, types[c.type], mask=c.missing)
+
+    return pa.table({name: array(c) for name, c in cols.items()})
 
 
-def arrow_table(df: pd.DataFrame) -> Any:
-    """The rows as an Arrow table of :func:`schema` (times truncated to microseconds)."""
-    pa = need("pyarrow", "parquet", "parquet")
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    if "day" in table.column_names:
-        k = table.column_names.index("day")
-        table = table.set_column(k, "day", table.column("day").cast(pa.timestamp("us", "UTC"), safe=False))
-    return table.cast(schema(table.column_names), safe=False)
-
-
-def _date(day: Any) -> str | None:
-    return None if pd.isna(day) else pd.Timestamp(day).strftime("%Y-%m-%d")
+def _date(day: int) -> str | None:
+    return None if day == _NO_DAY else str(np.datetime64(day, "D"))
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

@@ -85,6 +85,18 @@ def _message(d: dict[str, Any], typ: str) -> Detail:
     )
 
 
+def usage_of(d: dict[str, Any]) -> dict[str, Any]:
+    """Where a model result's token counts are: under ``usage``, or on the record itself."""
+    given = d.get("usage")
+    return given if given.__class__ is dict else d
+
+
+def hashes(d: dict[str, Any]) -> tuple[str | None, str | None]:
+    """A file-changing intent's content hashes before and after (``absent``: no file)."""
+    pre, post = d.get("pre"), d.get("post")
+    return (pre if isinstance(pre, str) else None, post if isinstance(post, str) else None)
+
+
 def _model_call(d: dict[str, Any], typ: str) -> Detail:
     messages = d.get("messages")
     last = messages[-1] if isinstance(messages, list) and messages else None
@@ -93,14 +105,13 @@ def _model_call(d: dict[str, Any], typ: str) -> Detail:
 
 
 def _model_result(d: dict[str, Any], typ: str) -> Detail:
-    given = d.get("usage")
-    usage: dict[str, Any] = given if isinstance(given, dict) else d
+    u = usage_of(d)
     return ModelResult(
         model=string(d.get("model")),
         usage=Usage(
-            input_tokens=integer(usage.get("input_tokens")),
-            output_tokens=integer(usage.get("output_tokens")),
-            total_tokens=integer(usage.get("total_tokens")),
+            input_tokens=integer(u.get("input_tokens")),
+            output_tokens=integer(u.get("output_tokens")),
+            total_tokens=integer(u.get("total_tokens")),
         ),
         stop_reason=string(d.get("stop_reason")),
         text=text(d.get("output") or d.get("text") or d.get("content")),
@@ -108,15 +119,16 @@ def _model_result(d: dict[str, Any], typ: str) -> Detail:
 
 
 def _edit(d: dict[str, Any], target: str) -> FileEdit | None:
-    pre, post, patch = d.get("pre"), d.get("post"), d.get("patch")
     if not target or not changes_file(d):
         return None
+    pre, post = hashes(d)
+    patch = d.get("patch")
     op = "delete" if post == "absent" else ("create" if pre == "absent" else "update")
     return FileEdit(
         path=target,
         operation=op,
-        pre=pre if isinstance(pre, str) else None,
-        post=post if isinstance(post, str) else None,
+        pre=pre,
+        post=post,
         pre_text=_inline(d, "pre"),
         post_text=_inline(d, "post"),
         patch=patch if isinstance(patch, str) else None,

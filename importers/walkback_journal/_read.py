@@ -21,11 +21,12 @@ from walkback.journal.scanresult import Damage
 from walkback.journal.segments import archived
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
-from walkback.timeline.kinds import FILE
+from walkback.timeline.kinds import FILE, KIND_INDEX
 from walkback.timeline.sources import JsonLines
 from walkback.timeline.table import POS, WIDTH
 
 from . import _facts
+from ._details import hashes, usage_of
 from ._vocab import (
     COMPLETES,
     NOTABLE,
@@ -41,6 +42,7 @@ _MISSING: Any = object()
 _STATUS = POS["status"]
 DAMAGED_TEXT = 200
 """Bytes of a damaged line kept with its placeholder row."""
+_MODEL_CALL, _MODEL_RESULT = KIND_INDEX["model_call"], KIND_INDEX["model_result"]
 
 
 class Refs:
@@ -201,6 +203,8 @@ def read_journal(
     flush_at = b.count + b.chunk - 1
     agent_aid = resume.agent_aid if resume is not None else 0
     last_who, last_aid = agent_id, agent_aid
+    measuring = b.measuring()
+    measure = b.measured_rows.extend
     for rec in scanner:
         d = rec.data
         lsn = rec.lsn
@@ -311,6 +315,18 @@ def read_journal(
                 flags,
             )
         )
+        if not measuring:
+            pass
+        elif flags:
+            measure((i, 0, None, None, *hashes(d)))
+        elif kind_id == _MODEL_RESULT or kind_id == _MODEL_CALL:
+            model = d.get("model")
+            model_id = (ids.get(model) or intern(model)) if model.__class__ is str else 0
+            if kind_id == _MODEL_RESULT:
+                u = usage_of(d)
+                measure((i, model_id, u.get("input_tokens"), u.get("output_tokens"), None, None))
+            else:
+                measure((i, model_id, None, None, None, None))
         if rec.closes == lsn:
             pass  # a seed record that closes an intent carries the intent's number, not a new one
         elif lsn == refs.next:
@@ -340,6 +356,7 @@ def read_journal(
             b.flush()
             rows = b.rows
             put = rows.extend
+            measure = b.measured_rows.extend
             base = b.base
             flush_at = base + b.chunk - 1
             yield
@@ -363,8 +380,20 @@ def read_journal(
     waiting = [(p, k) for p, k in children if not p.is_file()]
     if segment_of is None:  # a live file (an archived segment never grows)
         session.follow[jpath] = Followed(
-            jpath, src, parent, spawned_by, stores, refs, agent_id, agent_aid, n, len(damage),
-            scanner.state, bool(res.torn), waiting, ended,
+            jpath,
+            src,
+            parent,
+            spawned_by,
+            stores,
+            refs,
+            agent_id,
+            agent_aid,
+            n,
+            len(damage),
+            scanner.state,
+            bool(res.torn),
+            waiting,
+            ended,
         )
     for child_path, spawn_index in children:
         if child_path.is_file() and all(s.path != child_path for s in session.sources):

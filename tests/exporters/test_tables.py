@@ -14,9 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from walkback.exporters import exporter
+from walkback.exporters.facts import measures
 from walkback.exporters.tables.columns import COLUMNS, rows
 from walkback.importers import load
 from walkback.journal.testing import synth_journal
+from walkback.journal.writer import JournalWriter
 from walkback.timeline.details import ModelResult
 from walkback.timeline.session import Session
 from walkback.timeline.views import file_change
@@ -30,14 +32,14 @@ DOC = (ROOT / "docs" / "exports.md").read_text()
 
 @pytest.fixture(scope="module")
 def multi() -> Session:
-    return load(SAMPLES / "multi-agent")
+    return load(SAMPLES / "multi-agent", measure=True)
 
 
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Session:
     path = tmp_path_factory.mktemp("synth") / "journal.jsonl"
     synth_journal(path, 301)
-    return load(path)
+    return load(path, measure=True)
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +98,55 @@ def test_model_and_tokens_come_from_model_results(synth: Session) -> None:
     assert df["output_tokens"].sum() == sum(u.output_tokens or 0 for u in usage)
     assert set(df.loc[results, "model"]) == {"scripted"} and df["model"].notna().sum() == 100
     assert df["input_tokens"].isna().sum() == len(df) - 100
+
+
+def _measured(session: Session) -> list[tuple[int, str, int, int, str | None, str | None]]:
+    m = measures(session)
+    names, hashes = session.table.pool.values, m.hashes.values
+    return list(
+        zip(
+            m.index,
+            [names[k] for k in m.model],
+            m.input,
+            m.output,
+            [hashes[k] for k in m.pre],
+            [hashes[k] for k in m.post],
+            strict=True,
+        )
+    )
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.iterdir() if p.is_dir()) + ["synth"])
+def test_the_measures_a_journal_records_are_what_its_details_say(
+    name: str, synth: Session, tmp_path: Path
+) -> None:
+    """The journal importer records models, tokens and hashes as it reads; measuring the same
+    session's details (what an export does for other importers) gives the same, row for row."""
+    read = synth if name == "synth" else load(SAMPLES / name, measure=True)
+    assert read.measures is not None
+    unmeasured = read.copy()
+    unmeasured.measures = None
+    assert _measured(read) == _measured(unmeasured)
+    if name in ("multi-agent", "synth"):
+        assert any(pre for *_, pre, _ in _measured(read))
+    if name == "synth":
+        assert sum(1 for _, model, *_ in _measured(read) if model == "scripted") == 100
+
+
+def test_token_counts_no_count_can_be_are_null(tmp_path: Path) -> None:
+    """A model writes the log: a negative token count, or one past 63 bits, is null in the table."""
+    with JournalWriter.create(tmp_path / "run", task="t") as w:
+        w.append("model.result", model="m", usage={"input_tokens": -5, "output_tokens": 2**63 + 5})
+        w.append("model.result", model="m", usage={"input_tokens": 7, "output_tokens": True})
+    s = load(tmp_path / "run", measure=True)
+    df = rows(s)
+    at = np.flatnonzero(df["kind"] == "model_result")
+    assert len(at) == 2 and list(df["model"][at]) == ["m", "m"]
+    assert df["input_tokens"][at].isna().tolist() == [True, False] and df["input_tokens"][at[1]] == 7
+    assert df["output_tokens"][at].isna().all()
+    unmeasured = s.copy()
+    unmeasured.measures = None
+    assert _measured(s) == _measured(unmeasured)
 
 
 def test_parquet_file_keeps_every_column_and_type(multi: Session, tmp_path: Path) -> None:

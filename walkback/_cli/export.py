@@ -53,13 +53,15 @@ def command_for(exp: Any) -> click.Command:
         if many != [path]:  # a folder of sessions
             if not many:
                 detect(path)  # says why this folder holds none
-            written = exp.export_many((load(p) for p in many), out, **kwargs)
+            written = exp.export_many((load(p, measure=True) for p in many), out, **kwargs)
         elif isinstance(exp, SourceExporter):
             if out is None:  # only an exporter with needs_output = False may leave -o out
                 raise click.UsageError("-o/--output is required")
             written = exp.export_source(path, out, **kwargs)
         else:
-            written = exp.export(load(path, progress=progress_printer("reading")), out, **kwargs)
+            written = exp.export(
+                load(path, progress=progress_printer("reading"), measure=True), out, **kwargs
+            )
         click.echo(safe(f"{written}: {exp.name} export of {path}"))
 
     params: list[click.Parameter] = [
