@@ -1,7 +1,8 @@
 """The events of a session as a pandas DataFrame: one row per event, categorical strings.
 
-The table columns as they are (zero-copy numpy views under the categoricals), for filtering,
-charts and the tabular exports.
+The table columns as they are (zero-copy numpy views under the categoricals), for filtering and
+analysis; :func:`column` and :func:`compact` are the views and the renumbering the tabular exports
+build on too.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """``walkback export csv|parquet``: one row per event, with stable columns (docs/exports.md).
 
-The rows start from :func:`walkback.timeline.frame.frame` (the table's columns as they are, strings
-categorical); the columns that need an event's content (model, tokens, file hashes) are built
-from typed details, and only for the events that have them: model calls and results, and tool
-calls that change a file. A folder of sessions becomes one Parquet dataset partitioned by source
-format and day (hive style: ``source_format=walkback/day=2026-01-01/<session>.parquet``), which
-DuckDB or Spark read as one table.
+The rows are built from arrays (:mod:`.columns`): the timeline's own columns, and the session's
+measures for model, tokens and file hashes. A folder of sessions becomes one Parquet dataset
+partitioned by source format and day (hive style:
+``source_format=walkback/day=2026-01-01/<session>.parquet``), which DuckDB or Spark read as one
+table.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from walkback.exporters import exporter
 from walkback.exporters.facts import measures
 from walkback.exporters.tables.columns import COLUMNS, rows
-from walkback.importers import load
+from walkback.importers import extend, load
 from walkback.journal.testing import synth_journal
 from walkback.journal.writer import JournalWriter
 from walkback.timeline.details import ModelResult
@@ -147,6 +147,24 @@ def test_token_counts_no_count_can_be_are_null(tmp_path: Path) -> None:
     unmeasured = s.copy()
     unmeasured.measures = None
     assert _measured(s) == _measured(unmeasured)
+
+
+def test_a_measured_session_that_grows_is_measured_to_its_end(tmp_path: Path) -> None:
+    """A live follow of a measured session measures what was appended, as a read from scratch does."""
+    w = JournalWriter.create(tmp_path / "run", task="t", group_interval=0)
+    w.append("model.result", model="a", usage={"input_tokens": 3, "output_tokens": 4})
+    w.sync()
+    first = load(tmp_path / "run", measure=True)
+    w.append(
+        "intent", tool="write_file", target="f.txt", effect="fs", pre="absent", post="sha256:" + "1" * 64
+    )
+    w.append("model.call", model="b")
+    w.close()
+    grown = extend(first)
+    assert grown is not None and grown.measures is not None and len(first.measures or ()) == 1
+    again = load(tmp_path / "run", measure=True)
+    assert _measured(grown) == _measured(again) and len(_measured(grown)) == 3
+    assert _measured(grown)[1][4:] == ("absent", "sha256:" + "1" * 64)
 
 
 def test_parquet_file_keeps_every_column_and_type(multi: Session, tmp_path: Path) -> None:
