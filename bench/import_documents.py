@@ -1,18 +1,22 @@
-"""Importing large Copilot CLI, OpenHands, SWE-agent and OTLP sessions against raw parsing of the
-same bytes, and memory against their size.
+"""Importing large Copilot CLI, OpenHands, SWE-agent, Cline and OTLP sessions against raw parsing
+of the same bytes, and memory against their size.
 
 For each format its largest corpus file is scaled to about --mb megabytes by repeating its body with
 fresh ids (so every call still pairs with its own result and every response counts once):
 Copilot's events.jsonl line by line; OpenHands' V0 trajectory and mini-swe-agent's trajectory,
 single JSON documents, by repeating their events / messages inside the one document. The corpus
 has no GenAI trace: the OTLP one is bench/import_inspect's, a document of GenAI spans one a line.
+The corpus has no Cline task either: tests/importers' task folder (a read, two edits, a command,
+an approval) is repeated in its two JSON files, one message a copy at a time, times and history
+indices moved on, as Cline writes them (unindented arrays).
 
 (1) full import (``importers.load``: parsed, mapped, paired, into the timeline) vs raw
-    ``orjson.loads`` of the same bytes (every line for JSON lines, the document for the others).
+    ``orjson.loads`` of the same bytes (every line for JSON lines, the document for the others,
+    each JSON file of a Cline task folder).
                                                               ratio = import / raw, goal <= 3.0.
 (2) peak RSS of a fresh process importing it vs the file's size.       goal <= 1.5.
 
-Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|swe-agent|otel]
+Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|swe-agent|cline|otel]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from import_inspect import genai_trace  # noqa: E402
 from walkback.importers import load  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CLINE_TASK = Path(__file__).resolve().parents[1] / "tests" / "importers" / "test_cline" / "1733145600000"
 
 
 def largest(folder: str, pattern: str) -> Path:
@@ -126,6 +131,35 @@ def swe_agent(out: Path, target: int) -> int:
     return _document(out, head, items(), tail)
 
 
+def cline(out: Path, target: int) -> int:
+    """A Cline task folder: its UI messages and API history after the task repeated, each copy
+    later in time, its ``conversationHistoryIndex`` values following on."""
+    out.mkdir()
+    ui = orjson.loads((CLINE_TASK / "ui_messages.json").read_bytes())
+    api = orjson.loads((CLINE_TASK / "api_conversation_history.json").read_bytes())
+    span = ui[-1]["ts"] - ui[0]["ts"] + 1000
+    step = len(orjson.dumps(ui[1:])) + len(orjson.dumps(api[1:]))
+    ui_out, api_out, size, copy = ui[:1], api[:1], 0, 0
+    while size < target:
+        for m in ui[1:]:
+            m = dict(m, ts=m["ts"] + copy * span)
+            if m.get("conversationHistoryIndex", -1) >= 0:
+                m["conversationHistoryIndex"] += copy * (len(api) - 1)
+            ui_out.append(m)
+        api_out.extend(api[1:])
+        size += step
+        copy += 1
+    (out / "ui_messages.json").write_bytes(orjson.dumps(ui_out))
+    (out / "api_conversation_history.json").write_bytes(orjson.dumps(api_out))
+    (out / "task_metadata.json").write_bytes((CLINE_TASK / "task_metadata.json").read_bytes())
+    return len(ui_out) + len(api_out)
+
+
+def raw_folder(path: Path) -> None:
+    for f in sorted(path.glob("*.json")):
+        orjson.loads(f.read_bytes())
+
+
 def otel(out: Path, target: int) -> int:
     """An OTLP/JSON export of GenAI agent runs (invoke_agent > chat, execute_tool) as one document."""
     genai_trace(out.parent, target // 1_000_000).rename(out)
@@ -147,6 +181,7 @@ FORMATS: dict[str, tuple[str, Callable[[Path, int], int], Callable[[Path], None]
     "copilot-cli": ("events.jsonl", copilot, raw_lines),
     "openhands": ("trajectory.json", openhands, raw_document),
     "swe-agent": ("bench.traj.json", swe_agent, raw_document),
+    "cline": ("1733145600000", cline, raw_folder),
     "otel": ("trace.json", otel, raw_document),
 }
 
@@ -157,7 +192,7 @@ def bench(name: str, megabytes: int, rounds: int) -> bool:
     with scratch_dir(f"wb-bench-{name}-") as tmp:
         path = Path(tmp) / file_name
         records = scale(path, megabytes * 1_000_000)
-        size = path.stat().st_size
+        size = sum(f.stat().st_size for f in path.glob("*")) if path.is_dir() else path.stat().st_size
         s = load(path)
         assert s.format == name, s.format
         events = len(s)

@@ -351,6 +351,20 @@ class Skeleton(_Opened):
             self.close()
             raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
 
+    def parsed(self, what: str) -> Any:
+        """:attr:`text` parsed. A document that is not JSON is an :class:`ImporterError` saying
+        where parsing the whole file stops (the text's lines are not the file's): "not ``what``"."""
+        try:
+            return orjson.loads(self.text)
+        except orjson.JSONDecodeError as e:
+            try:
+                orjson.loads(self.path.read_bytes().removeprefix(BOM))
+            except orjson.JSONDecodeError as whole:
+                raise ImporterError(f"not {what}: {whole.msg}", path=self.path, line=whole.lineno) from None
+            except OSError as err:
+                raise ImporterError(f"cannot read: {err.strerror}", path=self.path) from None
+            raise ImporterError(f"not {what}: {e.msg}", path=self.path) from None
+
     def add(self, start: int, length: int, line: int) -> int:
         """Record the next item; returns its number."""
         self.starts.append(start)
@@ -366,13 +380,18 @@ class Skeleton(_Opened):
         return source, self._items(numbers, source)
 
     def _items(self, numbers: list[int], source: JsonItemSpans) -> Iterator[Any]:
+        """The items, read a block at a time (items in file order lie one after the other: a
+        ``pread`` each would be a system call per item)."""
+        block, at = b"", 0  # the file's bytes from offset ``at``
         for n in numbers:
             start, length, line = self.starts[n], self.lengths[n], self.lines[n]
             source.add(start, length)
-            if length:
-                yield _parsed(os.pread(self.fd, length, start), line, n == self.torn)
-            else:
+            if not length:
                 yield Damaged(ENDS_HERE, line, "", torn=True)
+                continue
+            if not at <= start <= start + length <= at + len(block):
+                block, at = os.pread(self.fd, max(BLOCK, length), start), start
+            yield _parsed(block[start - at : start - at + length], line, n == self.torn)
 
 
 class _Scan:

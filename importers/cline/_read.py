@@ -23,8 +23,9 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED
-from walkback.timeline.sources import JsonItems
+from walkback.timeline.sources import JsonItems, JsonItemSpans
 
+from ..documents import Damaged, Skeleton, placeholder
 from ..fields import embedded_json, mapping, string
 from ..records import BOM, written_lately
 from ._results import Pairing, Result, in_request, results
@@ -98,17 +99,29 @@ class Open:
     target: str
 
 
-def load_array(path: Path) -> list[Any]:
-    """A JSON document that must be an array (Cline rewrites these files whole)."""
+def load_array(path: Path) -> tuple[JsonItemSpans, Iterator[Any]]:
+    """A JSON document that must be an array (Cline rewrites these files whole, unindented): where
+    its items are read again, and the items, each parsed alone as they are iterated (a
+    :class:`~walkback.importers.documents.Damaged` one when it cannot be), so a 100 MB history is
+    never in memory whole."""
+    doc = Skeleton(path, ("",))  # the root array's items
     try:
-        doc = orjson.loads(path.read_bytes().removeprefix(BOM))
-    except OSError as e:
-        raise ImporterError(f"cannot read: {e.strerror}", path=path) from None
-    except orjson.JSONDecodeError as e:
-        raise ImporterError(f"not a JSON document: {e}", path=path) from None
-    if not isinstance(doc, list):
-        raise ImporterError(f"a JSON {type(doc).__name__}, not the array of messages Cline writes", path=path)
-    return doc
+        numbers = doc.parsed("a JSON document")
+    except ImporterError:
+        doc.close()
+        raise
+    if not isinstance(numbers, list):
+        doc.close()
+        raise ImporterError(
+            f"a JSON {type(numbers).__name__}, not the array of messages Cline writes", path=path
+        )
+    source, items = doc.array("", numbers)
+    return source, _closing(doc, items)
+
+
+def _closing(doc: Skeleton, items: Iterator[Any]) -> Iterator[Any]:
+    with doc:
+        yield from items
 
 
 def tool_of(m: dict[str, Any]) -> tuple[str, str, tuple[str, ...], str, int]:
@@ -154,19 +167,21 @@ class TaskReader:
         self.ended = ""
         self.last_ts = math.nan
         self.roo = False
-        self.messages = load_array(ui)
-        self.ui_src = b.source(JsonItems(ui, ""))
+        ui_source, self.messages = load_array(ui)
+        self.ui_src = b.source(ui_source)
         api = folder / API
-        history: list[Any] = []
+        found: list[Result] = []
         self.api_src = -1
+        self.workspace = ""
         if api.is_file() and ui.name == UI:
             try:
-                history = load_array(api)
-                self.api_src = b.source(JsonItems(api, ""))
+                api_source, history = load_array(api)
             except ImporterError as e:
                 b.skip(api, 0, f"the API history is unreadable ({e}); results come from the UI messages")
-        self.pairing = Pairing(results(history))
-        self.workspace = _workspace(history)
+            else:
+                self.api_src = b.source(api_source)
+                found = results(self._looked_at(api, history))
+        self.pairing = Pairing(found)
         meta = folder / META
         self.meta: dict[str, Any] = {}
         if meta.is_file() and ui.name == UI:
@@ -175,6 +190,16 @@ class TaskReader:
                 b.source(JsonItems(meta, ""))
             except (OSError, orjson.JSONDecodeError) as e:
                 b.skip(meta, 0, f"unreadable task metadata: {e}")
+
+    def _looked_at(self, api: Path, history: Iterator[Any]) -> Iterator[Any]:
+        """The API history's messages, the workspace taken from the first two on the way; a
+        damaged one is counted as skipped (its results then come from the UI messages)."""
+        for k, message in enumerate(history):
+            if isinstance(message, Damaged):
+                self.b.skip(api, message.line, f"API message {k}: {message.reason}")
+            elif k < 2 and not self.workspace:
+                self.workspace = _workspace(message)
+            yield message
 
     def add(self, kind: str, typ: str, k: int, ts: float, **kw: Any) -> int:
         src = kw.pop("src", self.ui_src)
@@ -186,14 +211,7 @@ class TaskReader:
             if isinstance(m, dict):
                 self.message(k, m)
             else:
-                self.b.placeholder(
-                    src=self.ui_src,
-                    line=0,
-                    offset=k,
-                    length=0,
-                    reason="a UI message that is not an object",
-                    text=str(m)[:200],
-                )
+                placeholder(self.b, self.ui_src, k, m, "a UI message that is not an object")
             if self.b.due():
                 yield
         for o in self.open:
@@ -377,16 +395,15 @@ class TaskReader:
             s.status = self.ended or "unknown"
 
 
-def _workspace(history: list[Any]) -> str:
-    """The working directory Cline names in its first environment details."""
-    for message in history[:2]:
-        content = mapping(message).get("content")
-        for block in content if isinstance(content, list) else ():
-            found = re.search(
-                r"Current (?:Working|Workspace) Directory \((.+?)\)", string(mapping(block).get("text"))
-            )
-            if found:
-                return found.group(1)
+def _workspace(message: Any) -> str:
+    """The working directory Cline names in an API message's environment details ("": none)."""
+    content = mapping(message).get("content")
+    for block in content if isinstance(content, list) else ():
+        found = re.search(
+            r"Current (?:Working|Workspace) Directory \((.+?)\)", string(mapping(block).get("text"))
+        )
+        if found:
+            return found.group(1)
     return ""
 
 

@@ -10,6 +10,7 @@ looking only a few results ahead, never back.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,8 @@ FINAL = re.compile(r'<final_file_content path="[^"]*">\n(?P<text>.*)\n</final_fi
 """The file as saved, which Cline sends back after an edit (``formatResponse.fileEdit...``)."""
 DENIED = "The user denied this operation"
 FAILED = ("The tool execution failed", "Error ", "Error:", "[ERROR]", "Task was interrupted")
+HEAD = max(len(p) for p in (DENIED, *FAILED))
+"""Characters of a result's text its status is read from."""
 LOOKAHEAD = 16
 TARGET_KEYS = ("path", "absolutePath", "command", "url", "server_name", "regex", "question")
 
@@ -35,15 +38,17 @@ class Result:
     """Index of the block that holds the result (the header block for an XML call)."""
     name: str
     target: str
-    text: str
+    head: str
+    """The start of the result's text: what its status is read from (the whole text stays in the
+    history, re-read for the detail)."""
     error: bool = False
     call_id: str = ""
 
     @property
     def status(self) -> str:
-        if self.text.startswith(DENIED):
+        if self.head.startswith(DENIED):
             return "denied"
-        return "failed" if self.error or self.text.startswith(FAILED) else "ok"
+        return "failed" if self.error or self.head.startswith(FAILED) else "ok"
 
 
 def block_text(block: Any) -> str:
@@ -63,7 +68,7 @@ def target_of(args: dict[str, Any]) -> str:
     return ""
 
 
-def results(history: list[Any]) -> list[Result]:
+def results(history: Iterable[Any]) -> list[Result]:
     """Every tool result of the API history, in order."""
     out: list[Result] = []
     uses: dict[str, tuple[str, str]] = {}
@@ -83,13 +88,13 @@ def results(history: list[Any]) -> list[Result]:
             if b.get("type") == "tool_result":
                 cid = string(b.get("tool_use_id"))
                 name, target = uses.get(cid, ("", ""))
-                out.append(Result(k, j, name, target, block_text(b), b.get("is_error") is True, cid))
+                out.append(Result(k, j, name, target, block_text(b)[:HEAD], b.get("is_error") is True, cid))
             elif b.get("type") == "text":
                 head = HEADER.match(string(b.get("text")))
                 if head is not None:
                     nxt = content[j + 1] if j + 1 < len(content) else None
                     said = block_text(nxt) if mapping(nxt).get("type") == "text" else ""
-                    out.append(Result(k, j, head.group("name"), head.group("target") or "", said))
+                    out.append(Result(k, j, head.group("name"), head.group("target") or "", said[:HEAD]))
     return out
 
 

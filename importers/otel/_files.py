@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.sources import JsonSpan, Source
 
 from ..base import HEAD_BYTES
 from ..documents import Skeleton
 from ..fields import mapping
-from ..records import BOM, first_record, lines
+from ..records import first_record, lines
 from ._attrs import attributes
 
 HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(resourceSpans|resourceLogs|batches)"\s*:\s*\[')
@@ -108,23 +107,7 @@ def _file(path: Path, b: SessionBuilder) -> Iterator[Batch]:
 
 def _one_document(path: Path, b: SessionBuilder) -> Iterator[Batch]:
     with Skeleton(path, ARRAYS) as doc:
-        try:
-            skeleton = orjson.loads(doc.text)
-        except orjson.JSONDecodeError as e:
-            raise _not_json(path, e) from None
-        yield from _document(skeleton, doc.array, path, b)
-
-
-def _not_json(path: Path, e: orjson.JSONDecodeError) -> ImporterError:
-    """Why a document is not JSON, where parsing it whole stops (the skeleton's lines are not the
-    file's)."""
-    try:
-        orjson.loads(path.read_bytes().removeprefix(BOM))
-    except orjson.JSONDecodeError as whole:
-        return ImporterError(f"not OTLP/JSON: {whole.msg}", path=path, line=whole.lineno)
-    except OSError as err:
-        return ImporterError(f"cannot read: {err.strerror}", path=path)
-    return ImporterError(f"not OTLP/JSON: {e.msg}", path=path)
+        yield from _document(doc.parsed("OTLP/JSON"), doc.array, path, b)
 
 
 def _in_line(path: Path, offset: int, length: int, line: int) -> Records:
