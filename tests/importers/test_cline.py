@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -352,6 +353,47 @@ def test_show_json_and_import_work(folder: Path, tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     res = scan(tmp_path / "run" / "journal.jsonl")
     assert res.intact and res.header is not None and res.header["source"]["format"] == "cline"
+
+
+def test_a_damaged_message_is_a_row_with_its_line_and_the_others_stay(tmp_path: Path) -> None:
+    """Each message is parsed alone: one that is not JSON is a placeholder row, not the end."""
+    folder = tmp_path / "t"
+    shutil.copytree(CLINE, folder)
+    ui = folder / "ui_messages.json"
+    messages = orjson.loads(ui.read_bytes())
+    parts = [orjson.dumps(m) for m in messages]
+    parts[3] = parts[3].replace(b'"say":', b'"say" ', 1)  # a colon lost inside the fourth message
+    ui.write_bytes(b"[" + b",".join(parts) + b"]")
+    s = load(folder)
+    rows = [i for i in range(len(s)) if s.event(i).status == "corrupt"]
+    assert len(rows) == 1 and "not JSON: unexpected character" in s.raw(rows[0])["reason"]
+    assert sum(s.kinds().values()) >= sum(EXPECTED[CLINE.name].values()) - 2
+
+
+def test_a_cut_message_file_keeps_what_came_before(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(CLINE, folder)
+    ui = folder / "ui_messages.json"
+    data = ui.read_bytes()
+    ui.write_bytes(data[: len(data) // 2])
+    s = load(folder)
+    torn = [i for i in range(len(s)) if s.event(i).status == "torn"]
+    assert len(torn) == 1 and s.event(torn[0]).kind == "integrity"
+    assert s.kinds().get("message", 0) >= 2
+
+
+def test_a_damaged_api_message_is_counted_as_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(CLINE, folder)
+    api = folder / "api_conversation_history.json"
+    parts = [orjson.dumps(m) for m in orjson.loads(api.read_bytes())]
+    parts[2] = parts[2].replace(b'"role":', b'"role" ', 1)
+    api.write_bytes(b"[" + b",".join(parts) + b"]")
+    s = load(folder)
+    skipped = [x for x in s.integrity.skipped if x["file"] == str(api)]
+    assert len(skipped) == 1 and skipped[0]["reason"].startswith("API message 2: ")
+    assert "not JSON" in skipped[0]["reason"]
+    assert dict(s.kinds())["tool_call"] == EXPECTED[CLINE.name]["tool_call"]
 
 
 # -- mutation fuzz --------------------------------------------------------------------------------
