@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from walkback.exporters.facts import details
+from walkback.exporters.facts import details, measures
 from walkback.timeline import details as d
 from walkback.timeline.changes import change_view, unified
 from walkback.timeline.kinds import FILE, KIND_INDEX, KINDS, PLACEHOLDER, PROBLEM_STATUSES
@@ -245,11 +245,8 @@ def _figures(
 ) -> list[tuple[str, str]]:
     kinds = session.kinds()
     counts = approval_counts(items)
-    tokens_in = tokens_out = 0
-    for _, x in details(session, np.flatnonzero(columns(session).kind == KIND_INDEX["model_result"])):
-        if isinstance(x, d.ModelResult):
-            tokens_in += x.usage.input_tokens or 0
-            tokens_out += x.usage.output_tokens or 0
+    m = measures(session)
+    tokens_in, tokens_out = sum(n for n in m.input if n > 0), sum(n for n in m.output if n > 0)
     failed = sum(1 for cmd in commands if cmd.status in ("failed", "denied"))
     return [
         ("events", f"{len(session):,}"),

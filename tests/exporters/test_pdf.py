@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from pypdf import PdfReader
 from walkback.exporters.pdf.render import SECTIONS
 from walkback.importers import load
+from walkback.journal.testing import synth_journal
+from walkback.timeline.details import ModelResult
 from walkback.timeline.views import approvals, files_summary
 
 from walkback.cli import cli
@@ -82,6 +84,17 @@ def test_the_report_prints_the_task_every_change_its_hashes_and_every_approval(e
         assert a.decision in text and a.approver in text
     assert "not_applied" in text and "redo" in text  # the recovery decision
     pages_as_png(tmp_path / "r.pdf", "recovered")
+
+
+def test_the_token_figures_are_the_model_results_usage(env, tmp_path: Path) -> None:
+    """The report's tokens, from the session's measures, are what the model results' details say."""
+    synth_journal(tmp_path / "journal.jsonl", 301)
+    export("pdf", str(tmp_path / "journal.jsonl"), "-o", str(tmp_path / "r.pdf"))
+    session = load(tmp_path / "journal.jsonl")
+    usage = [x.usage for i in range(len(session)) if isinstance(x := session.detail(i), ModelResult)]
+    given, made = sum(u.input_tokens or 0 for u in usage), sum(u.output_tokens or 0 for u in usage)
+    assert len(usage) == 100 and given > 100_000
+    assert f"{given:,} in / {made:,} out" in " ".join(text_of(tmp_path / "r.pdf").split())
 
 
 def test_model_written_content_prints_as_literal_text(env, tmp_path: Path) -> None:
