@@ -19,6 +19,7 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.details import Detail, ModelCall, ModelResult, ToolCall
 from walkback.timeline.kinds import FILE, KIND_INDEX, PLACEHOLDER
 from walkback.timeline.measures import Measures
+from walkback.timeline.query import columns
 from walkback.timeline.session import Session
 from walkback.timeline.sources import BOM, JsonLines
 
@@ -50,13 +51,10 @@ def measures(session: Session) -> Measures:
     if session.measures is not None:
         return session.measures
     m = Measures()
-    t = session.table
-    n = len(t)
-    kind = np.frombuffer(t.kind, np.uint8)[:n] if n else np.zeros(0, np.uint8)
-    flags = np.frombuffer(t.flags, np.uint8)[:n] if n else np.zeros(0, np.uint8)
-    models = (kind == KIND_INDEX["model_result"]) | (kind == KIND_INDEX["model_call"])
-    edits = (kind == KIND_INDEX["tool_call"]) & (flags & FILE != 0)
-    intern = t.pool.id
+    c = columns(session)
+    models = (c.kind == KIND_INDEX["model_result"]) | (c.kind == KIND_INDEX["model_call"])
+    edits = (c.kind == KIND_INDEX["tool_call"]) & (c.flags & FILE != 0)
+    intern = session.table.pool.id
     for i, d in details(session, np.flatnonzero(models | edits)):
         if isinstance(d, ModelResult):
             m.usage(i, intern(d.model), d.usage.input_tokens, d.usage.output_tokens)

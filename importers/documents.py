@@ -1,5 +1,5 @@
 """One JSON document read a piece at a time: the document importers share it (Copilot's legacy
-session, OpenHands V0, SWE-agent and mini-swe-agent trajectories).
+session, OpenHands V0, SWE-agent and mini-swe-agent trajectories, Cline's task files, OTLP exports).
 
 These tools write their documents indented (``json.dump(indent=N)``, ``JSON.stringify(v, null,
 N)``), and JSON strings hold no raw newline, so a line indented by exactly ``N`` spaces is a key of
@@ -12,10 +12,10 @@ placeholder row for the importer); a document cut inside an array ends with one.
 A document that is not laid out so (compact, tabs, a layout the scan does not follow) is parsed
 whole, as :func:`~walkback.importers.base.load_document` does, behind the same interface.
 
-:class:`Skeleton` follows any layout, for items deeper down (an OTLP export's spans, at
-``/resourceSpans/*/scopeSpans/*/spans``): it finds the items of the arrays at some paths by the
-document's brackets, a whole item per regex match (C, not a Python step per bracket), and leaves
-the rest, small, to be parsed whole, so a damaged document is still found out.
+:class:`Skeleton` follows any layout, for the items of the arrays at some paths (an OTLP export's
+spans, at ``/resourceSpans/*/scopeSpans/*/spans``; a Cline message file's, at the root ``""``): it
+finds them by the document's brackets, a whole item per regex match (C, not a Python step per
+bracket), and leaves the rest, small, to be parsed whole, so a damaged document is still found out.
 """
 
 from __future__ import annotations

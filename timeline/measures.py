@@ -83,5 +83,5 @@ class Measures:
 _COLUMNS = ("index", "model", "input", "output", "pre", "post")
 _DTYPES = {"I": np.uint32, "q": np.int64}
 
-
 _TOO_MANY = 1 << 63
+"""The first count no token count can be (past 63 bits)."""

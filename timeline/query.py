@@ -33,6 +33,7 @@ class Columns:
 
     n: int
     kind: np.ndarray
+    type: np.ndarray
     agent: np.ndarray
     tool: np.ndarray
     target: np.ndarray
@@ -44,6 +45,7 @@ class Columns:
     length: np.ndarray
     ts: np.ndarray
     lsn: np.ndarray
+    line: np.ndarray
 
 
 _columns: weakref.WeakKeyDictionary[Session, Columns] = weakref.WeakKeyDictionary()
@@ -63,6 +65,7 @@ def columns(session: Session) -> Columns:
     cols = Columns(
         n=n,
         kind=view(t.kind, np.uint8),
+        type=view(t.type, np.uint32),
         agent=view(t.agent, np.uint32),
         tool=view(t.tool, np.uint32),
         target=view(t.target, np.uint32),
@@ -74,6 +77,7 @@ def columns(session: Session) -> Columns:
         length=view(t.length, np.uint32),
         ts=view(t.ts, np.float64),
         lsn=view(t.lsn, np.int64),
+        line=view(t.line, np.uint32),
     )
     _columns[session] = cols
     return cols

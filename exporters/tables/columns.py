@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from walkback.timeline.frame import column, compact
+from walkback.timeline.frame import compact
 from walkback.timeline.kinds import KINDS
+from walkback.timeline.query import columns as table_columns
 from walkback.timeline.session import Session
 
 from ..facts import measures, session_id
@@ -65,30 +66,25 @@ def columns(session: Session) -> dict[str, Column]:
     """Every column of :data:`COLUMNS` for the session's events, in order."""
     n = len(session)
     pool = session.table.pool.values
-    agents = _pooled(column(session, "agent", np.uint32), pool)
-    ts = column(session, "ts", np.float64)
-    timeless = ~((ts > _EARLIEST) & (ts < _LATEST))  # NaN included
-    micros = np.where(timeless, 0, np.round(ts * 1e6)).astype(np.int64)
-    line = column(session, "line", np.uint32).astype(np.int64)
-    kind = column(session, "kind", np.uint8).astype(np.int32)
-    src = column(session, "src", np.uint32).astype(np.int32)
+    t = table_columns(session)
+    agents = _pooled(t.agent, pool)
+    timeless = ~((t.ts > _EARLIEST) & (t.ts < _LATEST))  # NaN included
+    micros = np.where(timeless, 0, np.round(t.ts * 1e6)).astype(np.int64)
+    line = t.line.astype(np.int64)
     return {
         "session": _constant(n, session_id(session)),
         "source_format": _constant(n, session.format),
         "agent": agents,
         "parent_agent": _labelled(agents.values, [_parent(session, a) for a in agents.labels]),
         "order": Column("int", np.arange(n, dtype=np.int64), np.zeros(n, bool)),
-        "lsn": _ints(column(session, "lsn", np.int64)),
+        "lsn": _ints(t.lsn),
         "time": Column("time", micros, timeless),
         "day": Column("day", (micros // DAY_US).astype(np.int32), timeless),
-        "kind": Column("string", kind, np.zeros(n, bool), KINDS),
-        **{
-            name: _pooled(column(session, name, np.uint32), pool)
-            for name in ("type", "tool", "target", "status")
-        },
-        "ref": _ints(column(session, "ref", np.int64)),
+        "kind": Column("string", t.kind.astype(np.int32), np.zeros(n, bool), KINDS),
+        **{name: _pooled(getattr(t, name), pool) for name in ("type", "tool", "target", "status")},
+        "ref": _ints(t.ref),
         **_measured(session),
-        "source_file": _labelled(src, [str(s.path.resolve()) for s in session.sources]),
+        "source_file": _labelled(t.src.astype(np.int32), [str(s.path.resolve()) for s in session.sources]),
         "source_line": Column("int", line, line == 0),
     }
 

@@ -315,18 +315,13 @@ def read_journal(
                 flags,
             )
         )
-        if not measuring:
-            pass
-        elif flags:
+        if measuring and flags:
             measure((i, 0, None, None, *hashes(d)))
-        elif kind_id == _MODEL_RESULT or kind_id == _MODEL_CALL:
+        elif measuring and (kind_id == _MODEL_RESULT or kind_id == _MODEL_CALL):
             model = d.get("model")
             model_id = (ids.get(model) or intern(model)) if model.__class__ is str else 0
-            if kind_id == _MODEL_RESULT:
-                u = usage_of(d)
-                measure((i, model_id, u.get("input_tokens"), u.get("output_tokens"), None, None))
-            else:
-                measure((i, model_id, None, None, None, None))
+            u = usage_of(d) if kind_id == _MODEL_RESULT else {}
+            measure((i, model_id, u.get("input_tokens"), u.get("output_tokens"), None, None))
         if rec.closes == lsn:
             pass  # a seed record that closes an intent carries the intent's number, not a new one
         elif lsn == refs.next:
