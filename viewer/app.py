@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from nicegui import app, ui
+from starlette.middleware.gzip import GZipMiddleware
 from walkback.journal.errors import WalkbackError
 
 from .pages import register_pages
 from .security import HeadersMiddleware, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
-from .tuning import quieter_collections, remember_handler_shapes, usual_collections
+from .tuning import Collections, remember_handler_shapes
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
+FULL_COLLECTION_CHECK = 5.0
+"""Seconds between checks whether a full garbage collection is due (:mod:`viewer.tuning`)."""
 NATIVE_HELP = (
     "--native needs pywebview and a web view it drives: `./run native` installs both; or "
     "apt install gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config gcc, "
@@ -93,10 +96,13 @@ def build(store: SessionStore, *, token: str | None = None, poll: float | None =
         app.add_middleware(token_middleware(token))
     app.add_static_files("/static", STATIC)
     register_pages(store)
+    collector = Collections()
     app.on_startup(store.start)
-    app.on_startup(quieter_collections)
+    app.on_startup(collector.start)
+    app.on_delete(collector.client_deleted)
+    app.timer(FULL_COLLECTION_CHECK, collector.tick)
     app.on_shutdown(store.stop)
-    app.on_shutdown(usual_collections)
+    app.on_shutdown(collector.stop)
     if poll:
         app.timer(poll, store.poll)
 
@@ -196,4 +202,5 @@ def serve(
         show_welcome_message=False,
         favicon=STATIC / "favicon.svg",
         timeout_graceful_shutdown=NATIVE_SHUTDOWN_SECONDS if native else None,  # uvicorn: None, no limit
+        gzip_middleware_factory=GZipMiddleware if needs_token(host) else None,  # loopback: no wire to save
     )

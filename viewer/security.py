@@ -10,9 +10,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Awaitable, Callable
 
+from starlette.datastructures import MutableHeaders
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 COOKIE = "walkback_token"
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -50,18 +52,41 @@ def _same(a: str, b: str) -> bool:
     return secrets.compare_digest(a.encode(), b.encode())
 
 
+SECURE_HEADERS = (
+    ("Content-Security-Policy", CSP),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+)
+
+
+def _add_headers(headers: MutableHeaders) -> None:
+    for name, value in SECURE_HEADERS:
+        headers.setdefault(name, value)
+
+
 def _secure(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", CSP)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    _add_headers(response.headers)
     return response
 
 
-class HeadersMiddleware(BaseHTTPMiddleware):
-    """Adds the CSP and friends to every HTTP response."""
+class HeadersMiddleware:
+    """Adds the CSP and friends to every HTTP response. Plain ASGI: it only touches the response's
+    start message, so it need not wrap each request in a task as ``BaseHTTPMiddleware`` does."""
 
-    async def dispatch(self, request: Request, call_next: Next) -> Response:
-        return _secure(await call_next(request))
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                _add_headers(MutableHeaders(scope=message))
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
 
 
 def token_middleware(token: str) -> type[BaseHTTPMiddleware]:

@@ -2,13 +2,17 @@
 
 A page view creates thousands of small objects that live until its tab closes, and each full
 collection walks every object of every open page plus everything imported at startup, stalling
-every request waiting behind it. :func:`quieter_collections` moves what exists once the server has
+every request waiting behind it. :class:`Collections` moves what exists once the server has
 started (NiceGUI, pandas, plotly, the importers: most of the heap) out of the collector's sight
-(``gc.freeze``). A larger young generation was tried too: it kept closed tabs' memory longer
-(+120 MB after 300 tabs instead of +61 MB) for no better p95 (``bench/viewer_load``). So did
-collecting the oldest generation only when no page had been built for a second (at least every
-30 s): p95 1132 -> 605 ms, but +383 MB after 1,000 tabs instead of +63 MB; every 5-10 s kept
-neither.
+(``gc.freeze``) and times the full collections by the garbage rather than by the allocations: the
+cycles this server leaves are the elements of closed tabs, so it collects fully after every
+:data:`FULL_AFTER_DELETED` deleted clients, and at least every :data:`FULL_EVERY_SECONDS` for
+anything else. CPython's own rule (a full collection whenever the heap grew by a quarter) walked
+every open page's objects again and again while pages were being built: 13 pauses of about 350 ms
+in 500 page loads, doubling the p95 (``bench/viewer_load``). Tried before and dropped: a larger
+young generation kept closed tabs' memory longer (+120 MB after 300 tabs instead of +61 MB) for no
+better p95; collecting only when no page had been built for a second (at least every 30 s) let
+1,000 closed tabs' garbage pile up (+383 MB instead of +63 MB).
 
 NiceGUI asks ``inspect.signature`` whether a change handler takes an argument each time it creates
 an observed collection: three per element (its props, classes and style), about 300 per session
@@ -19,23 +23,60 @@ answers each function once. Everything that is not a bound method is asked as be
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import time
 from collections.abc import Callable
 from typing import Any
 
 from nicegui import helpers
 
+FULL_AFTER_DELETED = 16
+"""Deleted clients (closed tabs) between two full collections."""
+FULL_EVERY_SECONDS = 60.0
+"""The longest time between two full collections (for cycles that are not closed tabs')."""
+NEVER = 2**31 - 1
+"""A generation-2 threshold the count never reaches: no full collection on CPython's own rule."""
 
-def quieter_collections() -> None:
-    """Call once the server has started: see the module docstring."""
-    gc.collect()
-    gc.freeze()
 
+class Collections:
+    """When this server's full garbage collections run: see the module docstring."""
 
-def usual_collections() -> None:
-    """Call when the server stops: what was frozen is the collector's again (one process may run
-    many servers, as the tests do, and would otherwise never collect what each froze)."""
-    gc.unfreeze()
+    def __init__(self) -> None:
+        self.deleted = 0
+        self.last = time.monotonic()
+        self.thresholds = gc.get_threshold()
+
+    def start(self) -> None:
+        """Call once the server has started."""
+        gc.collect()
+        gc.freeze()
+        self.thresholds = gc.get_threshold()
+        gc.set_threshold(self.thresholds[0], self.thresholds[1], NEVER)
+        self.last = time.monotonic()
+
+    def client_deleted(self) -> None:
+        """A client was deleted: collect once it is gone, if enough of them have been."""
+        self.deleted += 1
+        if self.deleted >= FULL_AFTER_DELETED:
+            self.deleted = 0
+            asyncio.get_running_loop().call_soon(self.collect)
+
+    def tick(self) -> None:
+        """Called periodically: a full collection if none ran for :data:`FULL_EVERY_SECONDS`."""
+        if time.monotonic() - self.last >= FULL_EVERY_SECONDS:
+            self.collect()
+
+    def collect(self) -> None:
+        gc.collect()
+        self.last = time.monotonic()
+
+    def stop(self) -> None:
+        """Call when the server stops: the collector's own rule again, and what was frozen is its
+        again (one process may run many servers, as the tests do, and would otherwise never
+        collect what each froze)."""
+        gc.set_threshold(*self.thresholds)
+        gc.unfreeze()
 
 
 def remember_handler_shapes() -> None:

@@ -210,9 +210,7 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
         assert {r["what"].split()[-1] for r in rows(user) if r["kind"] == "tool call"} == {"src/app.py"}
         user.find(marker="tab-recovery").click()
         recs = user.find(marker="recovery-records").elements.pop()
-        assert [(r["finding"], r["decision"]) for r in recs.rows] == [
-            ("was not applied", "ran it again")
-        ]
+        assert [(r["finding"], r["decision"]) for r in recs.rows] == [("was not applied", "ran it again")]
         assert recs.rows[0]["intent"] == pending + 1
         await user.should_see(marker="crash-story")
         await user.should_see(marker="brief")
@@ -291,6 +289,28 @@ async def test_blobs_are_served_by_hash_only(viewer, sample) -> None:
         for bad in ("..%2F..%2Fjournal.jsonl", "sha256:" + hexd[:-1] + "g", "../../etc/passwd", "0" * 64):
             assert (await http.get(f"/blob/{sid}/{bad}")).status_code == 404
         assert (await http.get(f"/blob/000000000000/{hexd}")).status_code == 404
+
+
+async def test_every_response_forbids_outbound_requests(viewer, sample) -> None:
+    """Pages, static files, framework assets and errors all carry the CSP and its companions."""
+    from walkback.viewer.security import SECURE_HEADERS
+
+    async with viewer([sample.dir]) as user:
+        http = user.http_client
+        page = await http.get(f"/s/{entry_id(sample.dir)}")
+        asset = re.search(r'src="(/_nicegui/[^"]+)"', page.text)
+        assert asset, "no framework script in the page"
+        responses = [
+            page,
+            await http.get(asset.group(1)),
+            await http.get("/static/favicon.svg"),
+            await http.get(f"/blob/{entry_id(sample.dir)}/{'0' * 64}"),
+            await http.get("/no/such/page"),
+        ]
+        assert [r.status_code for r in responses] == [200, 200, 200, 404, 404]
+        for r in responses:
+            for name, value in SECURE_HEADERS:
+                assert r.headers.get(name) == value, (r.url, name)
 
 
 async def test_token_guards_every_page_when_set(viewer, sample) -> None:
