@@ -536,3 +536,36 @@ def test_one_session_of_each_format_opens(
         screen.should_contain(f"step 1 of {len(session)}")
     settle(screen)
     shot(screen, f"format-{fmt}")
+
+
+# -- 7. the session list fits the window ---------------------------------------------------------
+@needs_samples
+def test_the_session_list_keeps_a_long_path_within_the_window(screen, window, tmp_path: Path) -> None:
+    """A run in a deep folder: the list does not scroll sideways at 1440, the path's end (its
+    file) is what shows, and the whole path is the cell's hover text."""
+    import shutil
+
+    deep = tmp_path.joinpath(*[f"a-folder-with-a-rather-long-name-{k}" for k in range(6)], "the-run")
+    shutil.copytree(CLEAN, deep)
+    configure([deep, MULTI])
+    window(1440, 900)
+    screen.open("/")
+    cell = ".wb-source"
+    wait_until(screen, f"document.querySelectorAll('{cell}').length === 2", timeout=8)
+    middle = screen.find_by_css(".q-table__middle")
+    wide, shown = screen.selenium.execute_script(
+        "return [arguments[0].scrollWidth, arguments[0].clientWidth]", middle
+    )
+    assert wide <= shown, f"the list scrolls sideways: {wide} px in {shown}"
+    long_cell = next(
+        td
+        for td in screen.selenium.find_elements(By.CSS_SELECTOR, cell)
+        if "the-run" in td.get_attribute("title")
+    )
+    assert long_cell.get_attribute("title") == str(deep)
+    full, visible = screen.selenium.execute_script(
+        "return [arguments[0].scrollWidth, arguments[0].clientWidth]", long_cell
+    )
+    assert full > visible  # cut, not wrapped or widened
+    assert_seen(screen, long_cell, "the long path's cell")
+    shot(screen, "layout-1440-session-list")

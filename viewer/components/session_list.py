@@ -10,7 +10,14 @@ from ..store import Entry, SessionStore
 from .common import fmt_duration, fmt_time
 
 COLUMNS: list[dict[str, Any]] = [
-    {"name": "task", "label": "Task", "field": "task", "align": "left", "sortable": True},
+    {
+        "name": "task",
+        "label": "Task",
+        "field": "task",
+        "align": "left",
+        "sortable": True,
+        "classes": "wb-wrap",
+    },
     {"name": "format", "label": "Format", "field": "format", "align": "left", "sortable": True},
     {"name": "agents", "label": "Agents", "field": "agents", "sortable": True},
     {"name": "events", "label": "Events", "field": "events", "sortable": True},
@@ -20,6 +27,12 @@ COLUMNS: list[dict[str, Any]] = [
     {"name": "duration", "label": "Duration", "field": "duration", "align": "left"},
     {"name": "source", "label": "Source", "field": "source", "align": "left", "sortable": True},
 ]
+
+
+SOURCE_CELL = r"""
+<q-td :props="props" class="wb-source" :title="props.value"><span dir="ltr">{{ props.value }}</span></q-td>
+"""
+"""A long path keeps its end (the file's name) in view; the whole path is its hover text."""
 
 
 def row(e: Entry) -> dict[str, Any]:
@@ -60,6 +73,7 @@ class SessionList:
             self.filter = ui.input(placeholder="filter").props("dense clearable").mark("list-filter")
         self.table = ui.table(columns=COLUMNS, rows=self.rows(), row_key="id", pagination=25)
         self.table.props("dense flat").classes("w-full").mark("session-list")
+        self.table.add_slot("body-cell-source", SOURCE_CELL)
         self.table.bind_filter_from(self.filter, "value")
         self.table.on("rowClick", self._open, args=[[], ["id"], None])
         self.timer = ui.timer(0.5, self._refresh)
