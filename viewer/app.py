@@ -20,7 +20,7 @@ from walkback.journal.errors import WalkbackError
 from .pages import register_pages
 from .security import HeadersMiddleware, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
-from .tuning import Collections, remember_handler_shapes
+from .tuning import Collections, escape_pages_faster, remember_handler_shapes
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
@@ -91,6 +91,7 @@ def _native_signals() -> None:
 def build(store: SessionStore, *, token: str | None = None, poll: float | None = POLL_SECONDS) -> None:
     """Register middleware, static files, pages and the live-follow poller on NiceGUI's app."""
     remember_handler_shapes()
+    escape_pages_faster()
     app.add_middleware(HeadersMiddleware)
     if token:
         app.add_middleware(token_middleware(token))

@@ -8,8 +8,10 @@ import functools
 import gc
 import weakref
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from nicegui import helpers
 from nicegui.helpers.functions import expects_arguments as nicegui_answer
@@ -143,3 +145,45 @@ def test_a_full_collection_at_least_every_so_often(
     seen.clear()
     collector.tick()
     assert 2 not in seen  # the clock starts again from that collection
+
+
+def test_escaping_by_replace_gives_what_nicegui_translate_gives() -> None:
+    import random
+
+    from nicegui.client import HTML_ESCAPE_TABLE
+    from walkback.viewer.tuning import _Escapable, sequential
+
+    pairs = sequential(HTML_ESCAPE_TABLE)
+    assert pairs is not None and pairs[0][0] == "&"
+    _Escapable.table, _Escapable.pairs = HTML_ESCAPE_TABLE, pairs
+    rng = random.Random(7)
+    alphabet = "&<>`$;#a1 \"'\\\n…é\u2028" + "".join(chr(k) for k in HTML_ESCAPE_TABLE)
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+        assert _Escapable(text).translate(HTML_ESCAPE_TABLE) == text.translate(HTML_ESCAPE_TABLE), text
+    other = str.maketrans({"a": "b"})
+    assert _Escapable("a&<").translate(other) == "b&<"  # any other table: str.translate itself
+
+
+def test_a_table_replace_cannot_reproduce_is_left_to_translate() -> None:
+    from walkback.viewer.tuning import sequential
+
+    assert sequential(str.maketrans({"<": "&lt;", "l": "L"})) is None  # "l" inside "&lt;"
+    assert sequential(str.maketrans({"<": None})) is None  # a deletion
+    assert sequential(str.maketrans({"<": "&lt;", "&": "&amp;"})) == (("&", "&amp;"), ("<", "&lt;"))
+
+
+async def test_a_served_page_escapes_model_text_in_its_element_tree(viewer, tmp_path: Path) -> None:
+    """The page as served: text a model wrote sits in the element tree only as entities."""
+    from sample_runs import XSS, build_run
+    from walkback.viewer.store import entry_id
+
+    run = build_run(tmp_path, xss=True, recovered=True)
+    async with viewer([run.dir]) as user:
+        page = (await user.http_client.get(f"/s/{entry_id(run.dir)}")).text
+    from nicegui import client
+
+    assert isinstance(client.json, tuning._PageJson)  # the server escaped with replace
+    assert XSS["task"] not in page and "<script>window.__xss" not in page
+    as_json = orjson.dumps(XSS["task"]).decode()[1:-1]  # the tree is JSON: its quotes are escaped
+    assert as_json.translate(client.HTML_ESCAPE_TABLE) in page
