@@ -62,7 +62,10 @@ class Collections:
         self.deleted += 1
         if self.deleted >= FULL_AFTER_DELETED:
             self.deleted = 0
-            asyncio.get_running_loop().call_soon(self.collect)
+            try:
+                asyncio.get_running_loop().call_soon(self.collect)
+            except RuntimeError:  # deleted outside the event loop (a shutdown): at once, then
+                self.collect()
 
     def tick(self) -> None:
         """Called periodically: a full collection if none ran for :data:`FULL_EVERY_SECONDS`."""

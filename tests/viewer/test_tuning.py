@@ -133,6 +133,12 @@ def test_closed_tabs_garbage_is_collected_after_enough_deletions(collector: Coll
     assert alive_before and freed
 
 
+def test_deletions_outside_the_event_loop_collect_at_once(collector: Collections, seen: list[int]) -> None:
+    for _ in range(tuning.FULL_AFTER_DELETED):
+        collector.client_deleted()
+    assert seen.count(2) == 1
+
+
 def test_a_full_collection_at_least_every_so_often(
     collector: Collections, seen: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
