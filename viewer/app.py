@@ -20,12 +20,10 @@ from walkback.journal.errors import WalkbackError
 from .pages import register_pages
 from .security import HeadersMiddleware, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
-from .tuning import Collections, escape_pages_faster, remember_handler_shapes
+from .tuning import CHECK_SECONDS, Collections, escape_pages_faster, remember_handler_shapes
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
-FULL_COLLECTION_CHECK = 5.0
-"""Seconds between checks whether a full garbage collection is due (:mod:`viewer.tuning`)."""
 NATIVE_HELP = (
     "--native needs pywebview and a web view it drives: `./run native` installs both; or "
     "apt install gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config gcc, "
@@ -101,7 +99,7 @@ def build(store: SessionStore, *, token: str | None = None, poll: float | None =
     app.on_startup(store.start)
     app.on_startup(collector.start)
     app.on_delete(collector.client_deleted)
-    app.timer(FULL_COLLECTION_CHECK, collector.tick)
+    app.timer(CHECK_SECONDS, collector.tick)
     app.on_shutdown(store.stop)
     app.on_shutdown(collector.stop)
     if poll:

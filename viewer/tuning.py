@@ -37,6 +37,8 @@ FULL_AFTER_DELETED = 16
 """Deleted clients (closed tabs) between two full collections."""
 FULL_EVERY_SECONDS = 60.0
 """The longest time between two full collections (for cycles that are not closed tabs')."""
+CHECK_SECONDS = 5.0
+"""How often the server asks :meth:`Collections.tick` whether a full collection is due."""
 NEVER = 2**31 - 1
 """A generation-2 threshold the count never reaches: no full collection on CPython's own rule."""
 
