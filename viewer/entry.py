@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,7 @@ import numpy as np
 from walkback.journal.recovery import RecoveryPlan
 from walkback.timeline import query
 from walkback.timeline.session import Session
+from walkback.timeline.story import AgentStory, Crash, agent_stories, crashes
 from walkback.timeline.views import Approval
 
 
@@ -52,16 +53,29 @@ def summarize(session: Session) -> Summary:
 
 @dataclass
 class Derived:
-    """Views computed once per loaded session, off the event loop."""
+    """Views computed once per loaded session, off the event loop, and shared by its pages (a page
+    view builds only its elements)."""
 
     facets: query.Facets
     files: dict[str, np.ndarray]
+    problems: np.ndarray
+    crashes: list[Crash]
+    stories: list[AgentStory]
     approvals: list[Approval] | None = None
     """Filled by the second, slower pass (None until then)."""
+    rows: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The step list's row of each step shown so far (read-only: pages copy a row to mark it)."""
 
     @classmethod
     def of(cls, session: Session) -> Derived:
-        return cls(facets=query.facets(session), files=query.file_rows(session))
+        found = crashes(session)
+        return cls(
+            facets=query.facets(session),
+            files=query.file_rows(session),
+            problems=query.problems_mask(session),
+            crashes=found,
+            stories=agent_stories(session, found),
+        )
 
 
 @dataclass

@@ -14,8 +14,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 from nicegui import events, run, ui
-from walkback.timeline.query import Query, locate, problems_mask, select
-from walkback.timeline.story import agent_stories, crashes, lsn_matches
+from walkback.timeline.query import Query, locate, select
+from walkback.timeline.story import lsn_matches
 
 from .components.agents import agents_panel
 from .components.common import hint
@@ -138,7 +138,7 @@ class SessionPage:
         self.chart_box = ui.column().classes("w-full gap-0 wb-chart")
         with ui.element("div").classes("wb-main w-full"):
             with ui.column().classes("wb-pane wb-list-pane gap-1"):
-                self.steps = StepList(session, self.cursor, self._pick, self.problems, self.crashes)
+                self.steps = StepList(session, self.entry.derived, self.cursor, self._pick)
             with ui.column().classes("wb-pane wb-detail-pane gap-0") as self.detail_pane:
                 with ui.tabs(on_change=self._tab).props("dense align=left no-caps inline-label") as self.tabs:
                     for t in TABS:
@@ -154,11 +154,10 @@ class SessionPage:
         self._moved(self.cursor.index, False)
 
     def _story(self) -> None:
-        """The views of the crash story and the problems, once per (re)loaded session."""
-        session = self.session
-        self.problems = problems_mask(session)
-        self.crashes = crashes(session)
-        self.stories = agent_stories(session, self.crashes)
+        """The views of the crash story and the problems, computed once per session by the loader."""
+        derived = self.entry.derived
+        assert derived is not None
+        self.problems, self.crashes, self.stories = derived.problems, derived.crashes, derived.stories
 
     def _toggle_chart(self) -> None:
         self.chart_box.set_visibility(not self.chart_box.visible)
@@ -414,7 +413,7 @@ class SessionPage:
             self.controls.follow.set_visibility(True)
         self._story()
         self.cursor.set_view(select(new, self.query), total=len(new))
-        self.steps.set_session(new, self.problems, self.crashes)
+        self.steps.set_session(new, e.derived)
         self.detail.set_session(new, self._detail_ctx())
         self.conversation.set_session(new)
         self._fill()

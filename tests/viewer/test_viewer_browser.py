@@ -68,6 +68,13 @@ def test_keyboard_deep_links_back_forward_diff_and_problems(screen, tmp_path: Pa
     time.sleep(0.5)
     screen.should_not_contain("+def fetch_user(uid):")
     screen.should_contain("def fetch_user(uid):")
+    # the intent's card links to its commit, and the commit's back to the intent
+    links = screen.selenium.find_elements(By.CSS_SELECTOR, ".wb-pair .wb-pair-link")
+    assert [a.text for a in links] == [f"step {run.lsn['rename_commit'] + 1}"]
+    links[0].click()
+    wait_step(screen, run.lsn["rename_commit"] + 1)
+    screen.find_by_css(".wb-pair .wb-pair-link").click()
+    wait_step(screen, rename)
     # problems only: the list keeps failed/denied/recovered steps, and j walks them
     screen.click("problems only")
     time.sleep(0.6)

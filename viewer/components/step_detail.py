@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from nicegui import ui
+from nicegui import events, ui
 from walkback.journal.errors import WalkbackError
 from walkback.timeline.changes import ChangeView, change_view
 from walkback.timeline.details import (
@@ -83,46 +83,41 @@ def _prose(detail: Detail) -> tuple[str, str]:
     return "", ""
 
 
+class StepCard(ui.element, component="step_card.js"):
+    """The card around a step (head, pair, raw record) as one element; children go in its middle."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._props["card"] = {}
+
+    def show(self, card: dict[str, Any]) -> None:
+        self._props["card"] = card
+        self.update()
+
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        """The card's texts, for NiceGUI's simulated user (``should_see``)."""
+        card = self._props["card"]
+        pair = card.get("pair") or {}
+        texts = [card.get(k) for k in ("title", "kind", "type", "status", "badge", "meta", "what", "damage")]
+        texts += [pair.get(k) for k in ("head", "line", "status", "verify", "error")]
+        texts += [label for label, _ in pair.get("links", [])] + [card.get("raw_label")]
+        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in texts if t)]
+
+
 class StepDetail:
-    """One step's detail; :meth:`show` only changes texts unless the file change differs."""
+    """One step's detail; :meth:`show` sends one card and the fields, and builds elements only
+    for a file change it has not shown yet."""
 
     def __init__(self, session: Session, ctx: DetailContext) -> None:
         self.session = session
         self.ctx = ctx
         self.shared = lsn_is_shared(session)
-        self.targets: list[int | None] = [None, None]
-        with ui.column().classes("w-full gap-2").mark("step-detail") as self.root:
-            with ui.row().classes("items-center gap-2 w-full no-wrap"):
-                title = ui.label().classes("wb-step-title text-base font-bold whitespace-nowrap")
-                self.title = title.mark("detail-step")
-                self.kind = ui.label().classes("wb-kind")
-                self.type = ui.label().classes("text-grey-7 font-mono text-xs")
-                self.status = ui.badge().classes("wb-status")
-                self.badge = ui.badge(color="negative").mark("verify-badge")
-                self.meta = ui.label().classes("text-xs text-grey-8 wb-ellipsis")
-            self.what = ui.label().classes("font-mono wb-break text-sm").mark("detail-what")
-            self.damage = ui.label().classes("text-negative text-sm wb-break").mark("damage")
+        self.targets: list[int] = []
+        with StepCard().classes("w-full gap-2").mark("step-detail") as self.card:
             self.changes = FileChangePanel(ctx.sid)
             self.prose = ui.html("", sanitize=True).classes("wb-md w-full").mark("prose")
             self.fields = Fields().classes("w-full").mark("fields")
-            with ui.card().tight().classes("w-full wb-pair").mark("pair") as self.pair_card:
-                with ui.column().classes("p-2 gap-1"):
-                    self.pair_head = ui.label().classes("text-xs uppercase text-grey-7")
-                    with ui.row().classes("items-center gap-2"):
-                        self.pair_line = ui.label().classes("font-mono wb-break text-sm")
-                        self.pair_status = ui.badge()
-                        self.links = [
-                            ui.button(on_click=lambda: self._go(0))
-                            .props("flat dense no-caps size=sm color=primary")
-                            .mark("pair-link"),
-                            ui.button(on_click=lambda: self._go(1))
-                            .props("flat dense no-caps size=sm color=primary")
-                            .mark("pair-link-2"),
-                        ]
-                    self.verify = ui.label().classes("text-sm").mark("verification")
-                    self.error = ui.label().classes("wb-pre text-negative")
-            with ui.expansion().classes("w-full wb-raw").mark("raw-record") as self.raw_box:
-                self.raw = ui.label().classes("wb-pre")
+        self.card.on("go", self._go)
 
     def set_session(self, session: Session, ctx: DetailContext) -> None:
         self.session = session
@@ -130,46 +125,46 @@ class StepDetail:
         self.shared = lsn_is_shared(session)
         self.changes.forget()
 
-    def _go(self, k: int) -> None:
-        target = self.targets[k]
-        if target is not None:
-            self.ctx.on_pick(target)
-
-    def _link(self, k: int, label: str | None, target: int | None) -> None:
-        self.targets[k] = target
-        button = self.links[k]
-        button.set_visibility(target is not None)
-        if target is not None and label is not None:
-            button.set_text(label)
+    def _go(self, e: events.GenericEventArguments) -> None:
+        k = e.args
+        if isinstance(k, int) and 0 <= k < len(self.targets):
+            self.ctx.on_pick(self.targets[k])
 
     def show(self, i: int) -> None:
         s = self.session
         if not len(s):
-            self.title.set_text("this session has no events")
+            self.card.show({"title": "this session has no events"})
             self.changes.show(None)
             return
         ev = s.event(i)
         detail = _detail(s, i)
-        self.title.set_text(f"Step {i + 1}")
-        self.kind.set_text(ev.kind.replace("_", " "))
-        self.type.set_text(ev.type)
-        _badge(self.status, ev.status)
         meta = [m for m in (where(s, i, shared=self.shared) or ev.agent, fmt_when(ev.ts)) if m]
-        self.meta.set_text(" · ".join(meta))
-        self.what.set_text(" ".join(x for x in (ev.tool, ev.target) if x))
-        self.what.set_visibility(bool(ev.tool or ev.target))
-        self._damage(i, ev.flags, detail)
+        badge, damage = self._damage(i, ev.flags, detail)
         self.changes.show(self._change(i, ev.kind, ev.ref))
         text, thinking = _prose(detail)
         self.prose.set_content(prose_html(text, thinking) if (text or thinking) else "")
         self.prose.set_visibility(bool(text or thinking))
         self.fields.show(field_pairs(detail))
-        self._pair(i, ev.kind, ev.ref, detail)
-        self.raw_box.set_text(f"Raw record — {s.where(i)}")
-        self.raw.set_text(as_text(_raw(s, i)))
+        self.card.show(
+            {
+                "title": f"Step {i + 1}",
+                "kind": ev.kind.replace("_", " "),
+                "type": ev.type,
+                "status": ev.status or "—",
+                "color": status_color(ev.status),
+                "badge": badge,
+                "meta": " · ".join(meta),
+                "what": " ".join(x for x in (ev.tool, ev.target) if x),
+                "damage": damage,
+                "pair": self._pair(i, ev.kind, ev.ref, detail),
+                "raw_label": f"Raw record — {s.where(i)}",
+                "raw": as_text(_raw(s, i)),
+            }
+        )
 
-    def _damage(self, i: int, flags: int, detail: Detail) -> None:
-        """A placeholder's reason, a bundle's damage at this step, a redacted line."""
+    def _damage(self, i: int, flags: int, detail: Detail) -> tuple[str, str]:
+        """The badge and the notes: a placeholder's reason, a bundle's damage at this step, a
+        redacted line."""
         notes: list[str] = []
         if flags & PLACEHOLDER and isinstance(detail, Integrity):
             reason = detail.reason or detail.what
@@ -177,9 +172,9 @@ class StepDetail:
         v = self.session.verification
         bad = getattr(v, "damage", None) if v is not None else None
         here = bad is not None and getattr(bad, "event", None) == i
-        self.badge.set_visibility(here)
+        badge = ""
         if bad is not None and here:
-            self.badge.set_text("bundle check failed here")
+            badge = "bundle check failed here"
             notes.append(f"{bad.name}: {bad.reason} (at {bad.at})")
         redaction = _redaction(self.session, i)
         if redaction is not None:
@@ -188,8 +183,7 @@ class StepDetail:
                 + ", ".join(map(str, redaction.get("rules", [])))
                 + f"); its hash: sha256 leaf {redaction.get('leaf', '')}"
             )
-        self.damage.set_text("\n".join(notes))
-        self.damage.set_visibility(bool(notes))
+        return badge, "\n".join(notes)
 
     def _change(self, i: int, kind: str, ref: int | None) -> ChangeView | None:
         call = i if kind == "tool_call" else (ref if kind == "tool_result" and ref is not None else None)
@@ -205,11 +199,13 @@ class StepDetail:
         except (OSError, ValueError, WalkbackError):
             return None
 
-    def _pair(self, i: int, kind: str, ref: int | None, detail: Detail) -> None:
+    def _pair(self, i: int, kind: str, ref: int | None, detail: Detail) -> dict[str, Any]:
+        """The intent→commit pair (or the request→decision, the spawn→child); its links go to
+        ``self.targets``."""
         s = self.session
         done = s.completion_of(i)
         head, line, status, error, verify = "", "", None, "", ""
-        links: list[tuple[str | None, int | None]] = [(None, None), (None, None)]
+        links: list[tuple[str, int]] = []
         if kind == "tool_call":
             head = "intent → commit"
             if done is None:
@@ -217,41 +213,39 @@ class StepDetail:
             else:
                 d = s.event(done)
                 line, status = d.type, d.status
-                links[0] = (f"step {done + 1}", done)
+                links.append((f"step {done + 1}", done))
                 verify, error = _outcome(_detail(s, done))
         elif ref is not None:
             r = s.event(ref)
             head = f"answers {r.type}"
             line = " ".join(x for x in (r.tool, r.target) if x) or r.kind
-            links[0] = (f"step {ref + 1}", ref)
+            links.append((f"step {ref + 1}", ref))
             verify, error = _outcome(detail)
         elif kind == "approval_request":
             head = "approval"
             line = "unanswered" if done is None else "decided"
             if done is not None:
-                links[0] = (f"decision at step {done + 1}", done)
+                links.append((f"decision at step {done + 1}", done))
             gated = s.gated.get(i)
             if gated is not None:
-                links[1] = (f"gated action at step {gated + 1}", gated)
+                links.append((f"gated action at step {gated + 1}", gated))
         elif kind == "agent_spawn":
             head = "subagent"
             child = detail.child if isinstance(detail, AgentSpawn) else ""
             first = self._first_of(child) if child else None
             line = f"{child}" if first is not None else "child journal not found"
             if first is not None:
-                links[0] = (f"its first step: {first + 1}", first)
-        self.pair_card.set_visibility(bool(head))
-        self.pair_head.set_text(head)
-        self.pair_line.set_text(line)
-        self.pair_status.set_visibility(status is not None)
-        if status is not None:
-            _badge(self.pair_status, status)
-        for k, (label, target) in enumerate(links):
-            self._link(k, label, target)
-        self.verify.set_text(verify)
-        self.verify.set_visibility(bool(verify))
-        self.error.set_text(as_text(error, 2000))
-        self.error.set_visibility(bool(error))
+                links.append((f"its first step: {first + 1}", first))
+        self.targets = [target for _, target in links]
+        return {
+            "head": head,
+            "line": line,
+            "status": status,
+            "color": status_color(status or ""),
+            "links": [[label, k] for k, (label, _) in enumerate(links)],
+            "verify": verify,
+            "error": as_text(error, 2000),
+        }
 
     def _first_of(self, agent_id: str) -> int | None:
         agent = self.session.agents.get(agent_id)
@@ -275,11 +269,6 @@ def _redaction(session: Session, i: int) -> dict[str, Any] | None:
         return None
     found = v.redacted(name, ev.line)
     return found if isinstance(found, dict) else None
-
-
-def _badge(badge: ui.badge, status: str) -> None:
-    badge.set_text(status or "—")
-    badge.props(f"color={status_color(status)}")
 
 
 def _raw(session: Session, i: int) -> Any:

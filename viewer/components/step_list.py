@@ -19,9 +19,12 @@ from walkback.timeline.story import Crash, lsn_is_shared, where
 from walkback.timeline.summary import summary
 
 from ..cursor import ReplayCursor
+from ..entry import Derived
 from .common import fmt_time
 
 PAGE_SIZE = 50
+ROWS_KEPT = 10_000
+"""Rows kept per session for the next page views (the pages browsed most, not a million)."""
 SUMMARY_CHARS = 90
 COLUMNS = [
     {"name": "step", "label": "Step", "field": "step", "align": "right"},
@@ -75,17 +78,13 @@ class StepList:
     def __init__(
         self,
         session: Session,
+        derived: Derived,
         cursor: ReplayCursor,
         on_pick: Callable[[int], None],
-        problems: np.ndarray,
-        crashes: list[Crash],
     ):
-        self.session = session
         self.cursor = cursor
         self.on_pick = on_pick
-        self.problems = problems
-        self.crashes = crashes
-        self.shared = lsn_is_shared(session)
+        self.set_session(session, derived)
         self.page = 1
         self._page_rows: list[dict[str, Any]] = []
         self._page_key: tuple[int, int, int] | None = None
@@ -99,10 +98,10 @@ class StepList:
         self.pager.props("max-pages=7 boundary-numbers size=sm").mark("step-pager")
         self.follow_cursor()
 
-    def set_session(self, session: Session, problems: np.ndarray, crashes: list[Crash]) -> None:
+    def set_session(self, session: Session, derived: Derived) -> None:
         self.session = session
-        self.problems = problems
-        self.crashes = crashes
+        self.derived = derived
+        self.crashes = derived.crashes
         self.shared = lsn_is_shared(session)
         self._page_key = None
 
@@ -125,7 +124,8 @@ class StepList:
             rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
             self._page_rows = self._with_crashes(view, lo, rows)
             self._page_key = key
-            self.table.rows = [{**r, "cur": r["step"] == cur} for r in self._page_rows]
+            # a tuple: NiceGUI sends it as it is instead of copying each row into observed dicts
+            self.table.rows = tuple({**r, "cur": r["step"] == cur} for r in self._page_rows)
         # the highlight moves in the browser; rows are only re-sent for a new page
         k = next((n for n, r in enumerate(self._page_rows) if r["step"] == cur), -1)
         ui.run_javascript(HIGHLIGHT_JS % (self.table.id, k + 1))
@@ -180,6 +180,15 @@ class StepList:
         }
 
     def _row(self, i: int) -> dict[str, Any]:
+        """Step ``i``'s row, built once per session (every page view of it shows the same rows)."""
+        row = self.derived.rows.get(i)
+        if row is None:
+            if len(self.derived.rows) >= ROWS_KEPT:
+                self.derived.rows.clear()
+            row = self.derived.rows[i] = self._new_row(i)
+        return row
+
+    def _new_row(self, i: int) -> dict[str, Any]:
         ev = self.session.event(i)
         try:
             what = summary(ev, self.session.detail(i), SUMMARY_CHARS)
@@ -193,7 +202,7 @@ class StepList:
             "kind": ev.kind.replace("_", " "),
             "status": ev.status,
             "what": what,
-            "problem": bool(self.problems[i]) if i < len(self.problems) else False,
+            "problem": bool(self.derived.problems[i]) if i < len(self.derived.problems) else False,
             "damaged": bool(ev.flags & PLACEHOLDER),
         }
 

@@ -412,7 +412,8 @@ class TimelineChart:
         if hasattr(self, "dense_note"):
             self.dense_note.set_text("density: zoom in to see each event" if dense else "")
         return {
-            "data": data + ([crash] if crash else []),
+            # a tuple: NiceGUI sends it as it is instead of copying every trace into observed dicts
+            "data": (*data, crash) if crash else tuple(data),
             "layout": layout(self.axis, shapes, notes, self.current),
             "config": CONFIG,
         }
