@@ -22,7 +22,7 @@ from .components.common import hint
 from .components.controls import ControlActions, Controls
 from .components.conversation import ConversationPanel, is_conversation
 from .components.filters import FilterBar
-from .components.header import loading_text, session_header
+from .components.header import SessionHead
 from .components.ledgers import approvals_panel, files_panel
 from .components.recovery import recovery_panel
 from .components.step_detail import DetailContext, StepDetail
@@ -67,7 +67,7 @@ class SessionPage:
         self.cursor: ReplayCursor | None = None
         self.built: set[str] = set()
         self.panels: dict[str, ui.column] = {}
-        self.loading_label: ui.label | None = None
+        self.head: SessionHead | None = None
         entry.viewed = True  # a page shows it: keep it in memory once it is read
 
     # -- building -----------------------------------------------------------------------------
@@ -151,7 +151,7 @@ class SessionPage:
                     with ui.tab_panel("conversation").classes("p-1"):
                         self.conversation = ConversationPanel(session, self.sid)
         self._fill()
-        self._moved(self.cursor.index, False)
+        self._moved(self.cursor.index, False, drawn=True)
 
     def _story(self) -> None:
         """The views of the crash story and the problems, computed once per session by the loader."""
@@ -174,12 +174,13 @@ class SessionPage:
         assert derived is not None and self.cursor is not None
         self.header_box.clear()
         with self.header_box:
-            self.loading_label = session_header(
+            self.head = SessionHead(
                 self.session,
                 files=len(derived.files),
                 problems=int(self.problems.sum()),
                 loading=self.entry.partial,
             )
+            self.head.classes("wb-header min-w-0 grow").mark("session-header")
         self.chart_box.clear()
         with self.chart_box:
             self.chart = TimelineChart(self.session, self._pick, self.cursor.index, self.crashes)
@@ -238,16 +239,18 @@ class SessionPage:
         if step is not None and self.cursor is not None and 1 <= step <= self.cursor.total:
             self.cursor.seek(step - 1)
 
-    def _moved(self, index: int, push: bool) -> None:
+    def _moved(self, index: int, push: bool, *, drawn: bool = False) -> None:
+        """Show step ``index`` (``drawn``: the list, the chart and the scroll were just built there)."""
         # run in the page's own slot: the element that triggered the move may just have been cleared
         with self.body:
             self.detail.show(index)
             if self.tabs.value == "conversation":
                 self.conversation.show(index)
-            else:
+            elif not drawn:
                 ui.run_javascript(DETAIL_TOP_JS % self.detail_pane.id)
-            self.steps.follow_cursor()
-            self.chart.mark(index)
+            if not drawn:
+                self.steps.follow_cursor()
+                self.chart.mark(index)
             url = step_url(self.sid, index, self.query)
             (ui.navigate.history.push if push else ui.navigate.history.replace)(url)
 
@@ -382,8 +385,8 @@ class SessionPage:
         if e.version == self.version:
             if e.session is None and not e.error and hasattr(self, "progress"):
                 self.progress.set_text(f"reading {e.label} … {e.progress:,} records")
-            elif e.partial and self.loading_label is not None:
-                self.loading_label.set_text(loading_text(e.progress))
+            elif e.partial and self.head is not None:
+                self.head.show_loading(e.progress)
             return
         with self.store.building_page():
             if self.cursor is None or e.session is None:

@@ -1,7 +1,7 @@
 """The session header, one line in the top bar: task, status, integrity, signer, counts.
 
-Details that would take lines of their own (which records are damaged, each bundle check) are in
-the badges' tooltips; the damaged records themselves are rows of the step list.
+Details that would take lines of their own (which records are damaged, each bundle check) are the
+badges' hover texts; the damaged records themselves are rows of the step list.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from nicegui import ui
 from walkback.timeline.session import Session
 
-from .common import hint, plural, status_color
+from .common import plural, status_color
 
 
 def integrity_color(badge: str) -> str:
@@ -42,48 +42,61 @@ def integrity_notes(session: Session) -> list[str]:
     return notes
 
 
-def verification_badge(v: Any) -> None:
-    """Who signed a bundle and whether every check passed (tooltip: each check)."""
+def signed(v: Any) -> dict[str, str] | None:
+    """Who signed a bundle and whether every check passed (the hover: each check)."""
     if v is None:
-        return
+        return None
     keyid = str(getattr(v, "keyid", "") or "")
     signer = getattr(v, "signer", None) or (f"key {keyid[:16]}" if keyid else "an unknown key")
     ok = bool(getattr(v, "ok", False))
-    label = f"signed by {signer} · verified" if ok else f"signed by {signer} · verification failed"
-    with ui.badge(label, color="positive" if ok else "negative").mark("verification-badge"):
-        lines = [f"{'✓' if c.ok else '✗'} {c.name}: {c.reason}" for c in getattr(v, "checks", [])]
-        ui.tooltip("\n".join(lines) or "no checks").classes("wb-pre")
+    checks = [f"{'✓' if c.ok else '✗'} {c.name}: {c.reason}" for c in getattr(v, "checks", [])]
+    return {
+        "label": f"signed by {signer} · verified" if ok else f"signed by {signer} · verification failed",
+        "color": "positive" if ok else "negative",
+        "checks": "\n".join(checks) or "no checks",
+    }
 
 
-def session_header(session: Session, *, files: int, problems: int, loading: bool = False) -> ui.label | None:
-    """The header; while the session is still being read (``loading``), says so and returns the
-    label that counts the events read so far."""
-    progress = None
-    with ui.row().classes("items-center gap-2 no-wrap wb-header min-w-0 grow").mark("session-header"):
-        task = session.task or "(no task)"
-        hint(ui.label(task).classes("wb-task").mark("task"), task)
-        ui.badge(session.status, color=status_color(session.status)).mark("status")
-        if session.recovered:
-            ui.badge("recovered", color="purple").mark("recovered")
+class SessionHead(ui.element, component="session_head.js"):
+    """The header as one element (its hovers are ``title`` attributes)."""
+
+    def __init__(self, session: Session, *, files: int, problems: int, loading: bool = False) -> None:
+        super().__init__()
         badge = session.integrity.badge
-        with ui.badge(badge, color=integrity_color(badge)).mark("integrity"):
-            ui.tooltip("\n".join(integrity_notes(session))).classes("wb-pre")
-        verification_badge(session.verification)
-        if loading:
-            ui.spinner(size="sm", color="white")
-            progress = (
-                ui.label(loading_text(len(session))).classes("text-xs text-amber-2").mark("loading-progress")
-            )
-        ui.space()
-        parts = [
+        counts = [
             plural(len(session), "event"),
             plural(len(session.agents), "agent"),
             plural(files, "file"),
             plural(problems, "problem"),
             session.format,
         ]
-        ui.label(" · ".join(parts)).classes("text-xs wb-counts whitespace-nowrap").mark("counts")
-    return progress
+        self._props["head"] = {
+            "task": session.task or "(no task)",
+            "status": session.status,
+            "color": status_color(session.status),
+            "recovered": session.recovered,
+            "integrity": badge,
+            "integrity_color": integrity_color(badge),
+            "notes": "\n".join(integrity_notes(session)),
+            "signed": signed(session.verification),
+            "counts": " · ".join(counts),
+        }
+        self._props["loading"] = loading_text(len(session)) if loading else ""
+
+    def show_loading(self, events: int) -> None:
+        """Count the events read so far (while the first read goes on)."""
+        text = loading_text(events)
+        if text != self._props["loading"]:
+            self._props["loading"] = text
+            self.update()
+
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        """The header's texts, for NiceGUI's simulated user (``should_see``)."""
+        head = self._props["head"]
+        texts = [head["task"], head["status"], head["integrity"], head["counts"], self._props["loading"]]
+        texts += ["recovered"] if head["recovered"] else []
+        texts += [head["signed"]["label"]] if head["signed"] else []
+        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in texts if t)]
 
 
 def loading_text(events: int) -> str:

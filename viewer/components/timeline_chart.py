@@ -372,7 +372,9 @@ class TimelineChart:
         self.current = current
         self.by_step = False
         self.axis = Axis(session)
-        with ui.row().classes("items-center gap-2 w-full wb-legend").mark("legend") as self.legend:
+        self.dense = False
+        figure = self._figure()  # before the legend, which says whether the lanes show density
+        with ui.row().classes("items-center gap-2 w-full no-wrap wb-legend").mark("legend") as self.legend:
             self._legend()
         # every change to the element re-sends (and NiceGUI re-wraps) its figure: set it last, once
         self.plot = ui.plotly({"data": [], "layout": {}}).classes("w-full wb-timeline").mark("timeline")
@@ -380,24 +382,28 @@ class TimelineChart:
         self.plot.style(f"height: {chart_height(len(self.axis.lanes))}px")
         self.plot.on("plotly_click", self._click, js_handler=CLICK_JS)
         self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
-        self.plot.update_figure(self._figure())
+        self.plot.update_figure(figure)
 
     def _legend(self) -> None:
+        self.key = ui.html(self._key_html(dense=self.dense)).classes("wb-chips grow").mark("legend-key")
+        if self.axis.has_time:
+            ui.toggle(
+                {False: "time", True: "step"}, value=False, on_change=lambda e: self._mode(bool(e.value))
+            ).props("dense no-caps size=xs").mark("x-mode")
+
+    def _key_html(self, *, dense: bool) -> str:
+        """The chips, then (at the right) how to zoom and whether the lanes show density: one
+        element, and every word and colour in it is ours, never a record's."""
         c = columns(self.session)
         present = set(CATEGORY_OF[np.unique(c.kind)].tolist()) if c.n else set()
         chips = [(cat.colour, "●", cat.label) for k, cat in enumerate(CATEGORIES) if k in present]
         if self.crashes:
             chips.append((CRASH, "┆", "crash"))
-        # one element for all chips (the labels and colours are ours, never a record's)
         chip = '<span class="wb-chip"><span class="wb-dot" style="color:{}">{}</span>{}</span>'
-        ui.html("".join(chip.format(*c) for c in chips)).classes("wb-chips")
-        ui.space()
-        self.dense_note = ui.label().classes("text-xs text-grey-7").mark("density-note")
-        ui.label("drag to zoom · double-click to reset").classes("text-xs text-grey-6")
-        if self.axis.has_time:
-            ui.toggle(
-                {False: "time", True: "step"}, value=False, on_change=lambda e: self._mode(bool(e.value))
-            ).props("dense no-caps size=xs").mark("x-mode")
+        note = "drag to zoom · double-click to reset"
+        if dense:
+            note = "density: zoom in to see each event · " + note
+        return "".join(chip.format(*c) for c in chips) + f'<span class="wb-chip-note">{note}</span>'
 
     def _figure(self, x_range: tuple[float, float] | None = None) -> dict[str, Any]:
         cached = _base.setdefault(self.session, {})
@@ -409,8 +415,9 @@ class TimelineChart:
                 cached[self.by_step] = (data, dense)
         shapes, notes, crash = crash_marks(self.session, self.axis, self.crashes)
         self.fixed = (shapes, notes)
-        if hasattr(self, "dense_note"):
-            self.dense_note.set_text("density: zoom in to see each event" if dense else "")
+        if hasattr(self, "key") and dense != self.dense:
+            self.key.set_content(self._key_html(dense=dense))
+        self.dense = dense
         return {
             # a tuple: NiceGUI sends it as it is instead of copying every trace into observed dicts
             "data": (*data, crash) if crash else tuple(data),
