@@ -9,7 +9,6 @@ back as an event, so stepping never reloads the page and back/forward still work
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
@@ -27,6 +26,7 @@ from .components.ledgers import approvals_panel, files_panel
 from .components.recovery import recovery_panel
 from .components.step_detail import DetailContext, StepDetail
 from .components.step_list import StepList
+from .components.tab_strip import TabStrip
 from .components.timeline_chart import TimelineChart
 from .cursor import ReplayCursor
 from .store import Entry, SessionStore
@@ -101,6 +101,7 @@ class SessionPage:
         session = self.entry.session
         assert session is not None and self.entry.derived is not None
         self.session = session
+        self.panels = {}
         self._story()
         start = self.wanted if self.wanted is not None else 0
         if self.wanted is not None and not 0 <= self.wanted < max(len(session), 1):
@@ -140,15 +141,12 @@ class SessionPage:
             with ui.column().classes("wb-pane wb-list-pane gap-1"):
                 self.steps = StepList(session, self.entry.derived, self.cursor, self._pick)
             with ui.column().classes("wb-pane wb-detail-pane gap-0") as self.detail_pane:
-                with ui.tabs(on_change=self._tab).props("dense align=left no-caps inline-label") as self.tabs:
-                    for t in TABS:
-                        ui.tab(t, label=t.capitalize()).mark(f"tab-{t}")
                 first = "conversation" if is_conversation(session) else "step"
-                self.tab_panels = ui.tab_panels(self.tabs, value=first).props("keep-alive=false")
-                with self.tab_panels.classes("w-full"):
-                    with ui.tab_panel("step").classes("p-1"):
+                self.tabs = TabStrip(TABS, first, self._tab).mark("detail-tabs")
+                with ui.column().classes("w-full gap-0") as self.panel_box:
+                    with self._panel("step"):
                         self.detail = StepDetail(session, self._detail_ctx())
-                    with ui.tab_panel("conversation").classes("p-1"):
+                    with self._panel("conversation"):
                         self.conversation = ConversationPanel(session, self.sid)
         self._fill()
         self._moved(self.cursor.index, False, drawn=True)
@@ -188,7 +186,7 @@ class SessionPage:
         with self.filters_box:
             self.filters = FilterBar(derived.facets, self.query, self._filter)
         self.built.clear()
-        self._fill_tab(str(self.tabs.value or "step"))
+        self._fill_tab(self.tabs.value)
 
     def _fill_tab(self, tab: str) -> None:
         """Build a side tab's panel when it is first shown (most page views never open them)."""
@@ -197,8 +195,8 @@ class SessionPage:
         self.built.add(tab)
         box = self.panels.get(tab)
         if box is None:
-            with self.tab_panels, ui.tab_panel(tab).classes("p-1"):
-                box = self.panels[tab] = ui.column().classes("w-full gap-2").mark(f"panel-{tab}")
+            with self.panel_box:
+                box = self._panel(tab).classes("gap-2").mark(f"panel-{tab}")
         box.clear()
         derived = self.entry.derived
         assert derived is not None
@@ -219,9 +217,19 @@ class SessionPage:
                     self._pick,
                 )
 
-    def _tab(self, e: events.ValueChangeEventArguments[Any]) -> None:
-        self._fill_tab(str(e.value))
-        if e.value == "conversation" and self.cursor is not None:
+    def _panel(self, tab: str) -> ui.column:
+        """The panel of ``tab``, shown only while its tab is picked."""
+        panel = self.panels[tab] = ui.column().classes("w-full p-1")
+        panel.set_visibility(tab == self.tabs.value)
+        return panel
+
+    def _tab(self, tab: str) -> None:
+        """Show ``tab``'s panel (built on its first visit)."""
+        self.tabs.set_value(tab)
+        for name, panel in self.panels.items():
+            panel.set_visibility(name == tab)
+        self._fill_tab(tab)
+        if tab == "conversation" and self.cursor is not None:
             self.conversation.show(self.cursor.index)
 
     # -- moving -------------------------------------------------------------------------------
@@ -230,7 +238,7 @@ class SessionPage:
         if self.cursor is None:
             return
         if self.tabs.value not in ("step", "conversation"):
-            self.tabs.set_value("step")
+            self._tab("step")
         self.cursor.seek(index)
 
     def _link_pick(self, e: events.GenericEventArguments) -> None:
@@ -351,7 +359,7 @@ class SessionPage:
         query = self.query.with_(files=frozenset({path}))
         self.filters.set_query(query)
         await self._filter(query)
-        self.tabs.set_value("step")
+        self._tab("step")
 
     async def _apply(self, query: Query) -> None:
         self.query = query
@@ -404,7 +412,7 @@ class SessionPage:
             self.built.discard("approvals")
             self.built.discard("recovery")
             self.built.discard("agents")
-            self._fill_tab(str(self.tabs.value))
+            self._fill_tab(self.tabs.value)
             return
         at_end = self.cursor.at_end
         i = self.cursor.index

@@ -189,7 +189,7 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
     sid = entry_id(sample.dir)
     async with viewer([sample.dir]) as user:
         await user.open(f"/s/{sid}/step/1")
-        user.find(marker="tab-agents").click()
+        user.find(marker="detail-tabs").trigger("change", "agents")
         names = {e.text for e in user.find(marker="agent-name").elements}
         assert names == {"main", "helper"}
         await user.should_see(content="spawned at step")
@@ -197,14 +197,14 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
         pending = session.index_of_lsn(sample.lsn["pending"])
         await user.should_see(content=f"crashed at step {pending + 1}")
         await user.should_see(content=f"recovered at step {pending + 2}")
-        user.find(marker="tab-approvals").click()
+        user.find(marker="detail-tabs").trigger("change", "approvals")
         table = user.find(marker="approvals-table").elements.pop()
         decided = [(r["decision"], r["approver"]) for r in table.rows]
         assert decided == [("approved", "alice"), ("denied", "bob")]
         assert table.rows[0]["gated"] == sample.lsn["rename"] + 1
         user.find(marker="approvals-table").trigger("rowClick", [{}, {"step": table.rows[1]["step"]}, 1])
         assert current(user) == table.rows[1]["step"]
-        user.find(marker="tab-files").click()
+        user.find(marker="detail-tabs").trigger("change", "files")
         files = user.find(marker="files-table").elements.pop()
         assert {r["path"]: r["changes"] for r in files.rows}["src/app.py"] == 2
         user.find(marker="files-table").trigger("rowClick", [{}, {"path": "src/app.py"}, 0])
@@ -212,7 +212,7 @@ async def test_tabs_agents_files_approvals_recovery(viewer, sample) -> None:
         user.find(marker="filter-to-file").click()
         await asyncio.sleep(0.3)
         assert {r["what"].split()[-1] for r in rows(user) if r["kind"] == "tool call"} == {"src/app.py"}
-        user.find(marker="tab-recovery").click()
+        user.find(marker="detail-tabs").trigger("change", "recovery")
         recs = user.find(marker="recovery-records").elements.pop()
         assert [(r["finding"], r["decision"]) for r in recs.rows] == [("was not applied", "ran it again")]
         assert recs.rows[0]["intent"] == pending + 1
@@ -224,7 +224,7 @@ async def test_recovery_panel_shows_the_analysis_of_a_crashed_run(viewer, tmp_pa
     run = build_run(tmp_path, crashed=True)
     async with viewer([run.dir]) as user:
         await user.open(f"/s/{entry_id(run.dir)}/step/1")
-        user.find(marker="tab-recovery").click()
+        user.find(marker="detail-tabs").trigger("change", "recovery")
         await user.should_see(marker="findings")
         findings = user.find(marker="findings").elements.pop().rows
         assert ("write_file docs/notes.md", "main:" + str(run.lsn["pending"]), "ran it again") in {
@@ -354,7 +354,7 @@ async def test_every_step_of_every_sample_renders(viewer) -> None:
                 key(user, "j")
                 assert current(user) == step
             for tab in ("agents", "files", "approvals", "recovery"):
-                user.find(marker=f"tab-{tab}").click()
+                user.find(marker="detail-tabs").trigger("change", tab)
                 await user.should_see(marker=f"panel-{tab}")
 
 

@@ -3,7 +3,7 @@
 export default {
   template: `
     <div class="nicegui-row row items-center gap-0 no-wrap">
-      <q-btn v-for="b in buttons" :key="b.act" flat dense :class="'wb-' + b.act"
+      <q-btn v-for="b in buttons" :key="b.act" flat dense color="primary" :class="'wb-' + b.act"
              :icon="b.act === 'toggle' && playing ? 'pause' : b.icon" :title="b.hint"
              @click="$emit('act', b.act)" />
       <q-select dense options-dense borderless emit-value map-options class="w-16"

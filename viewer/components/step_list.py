@@ -55,21 +55,34 @@ COLUMNS = [
     },
     {"name": "what", "label": "What", "field": "what", "align": "left", "classes": "wb-what"},
 ]
-HIGHLIGHT_JS = (
-    "setTimeout(() => { const t = getElement(%d); if (!t) return;"
-    " t.$el.querySelectorAll('tr.wb-current').forEach(r => r.classList.remove('wb-current'));"
-    " const tr = t.$el.querySelector('tbody tr:nth-child(%d)');"
-    " const box = t.$el.querySelector('.q-table__middle');"
-    " if (!tr || !box) return; tr.classList.add('wb-current');"
-    " const b = box.getBoundingClientRect(), r = tr.getBoundingClientRect();"
-    " if (r.top < b.top + 32 || r.bottom > b.bottom)"
-    " box.scrollTop += r.top - b.top - box.clientHeight / 2; }, 0)"
-)
-"""Moves the current-row highlight and scrolls the list (never the page); only integers are interpolated."""
-ROW_CLASS_JS = (
-    "(row) => (row.cur ? 'wb-current ' : '') + (row.problem ? 'wb-problem ' : '')"
-    " + (row.damaged ? 'wb-damaged ' : '') + (row.crash ? 'wb-crash' : '')"
-)
+
+
+class StepTable(ui.element, component="step_table.js"):
+    """The count line, one page of rows and the pager, as one element."""
+
+    def __init__(self, columns: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self._props.update(rows=(), columns=columns, count="", page=1, pages=1, current=0)
+
+    @property
+    def rows(self) -> tuple[dict[str, Any], ...]:
+        return self._props["rows"]
+
+    def show(self, rows: tuple[dict[str, Any], ...] | None, **props: Any) -> None:
+        """Show the ``count``, ``page``, ``pages`` and ``current`` step; with ``rows`` (a new page)
+        everything is sent, without them only the current step and the count."""
+        if rows is not None:
+            self._props.update(rows=rows, **props)
+            self.update()
+            return
+        with self._props.suspend_updates():
+            self._props.update(props)
+        self.run_method("mark", props["current"], props["count"])
+
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        """The count and the cells, for NiceGUI's simulated user (``should_see``)."""
+        cells = [str(r[c["field"]]) for r in self._props["rows"] for c in self._props["columns"]]
+        return [*super()._displayed_contents(only_visible=only_visible), self._props["count"], *cells]
 
 
 class StepList:
@@ -86,16 +99,11 @@ class StepList:
         self.on_pick = on_pick
         self.set_session(session, derived)
         self.page = 1
-        self._page_rows: list[dict[str, Any]] = []
         self._page_key: tuple[int, int, int] | None = None
-        self.count = ui.label().classes("text-xs text-grey-7").mark("step-count")
         columns = [dict(c, label="agent:lsn") if c["name"] == "where" and self.shared else c for c in COLUMNS]
-        self.table = ui.table(columns=columns, rows=[], row_key="key").props("dense flat wrap-cells=false")
-        self.table.classes("w-full wb-steps").mark("step-list")
-        self.table.props[":table-row-class-fn"] = ROW_CLASS_JS
-        self.table.on("rowClick", self._row_click, args=[[], ["step", "goto"], None])
-        self.pager = ui.pagination(1, 1, direction_links=True, on_change=self._paged)
-        self.pager.props("max-pages=7 boundary-numbers size=sm").mark("step-pager")
+        self.table = StepTable(columns).classes("wb-step-list").mark("step-list")
+        self.table.on("pick", self._row_click)
+        self.table.on("page", self._paged)
         self.follow_cursor()
 
     def set_session(self, session: Session, derived: Derived) -> None:
@@ -119,18 +127,12 @@ class StepList:
         view = self.cursor.view
         lo = (self.page - 1) * PAGE_SIZE
         key = (id(view), len(view), self.page)
-        cur = self.cursor.index + 1
+        rows = None
         if key != self._page_key:  # a new page: read its records and send them
-            rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
-            self._page_rows = self._with_crashes(view, lo, rows)
-            self._page_key = key
+            page_rows = [self._row(int(i)) for i in view[lo : lo + PAGE_SIZE]]
             # a tuple: NiceGUI sends it as it is instead of copying each row into observed dicts
-            self.table.rows = tuple({**r, "cur": r["step"] == cur} for r in self._page_rows)
-        # the highlight moves in the browser; rows are only re-sent for a new page
-        k = next((n for n, r in enumerate(self._page_rows) if r["step"] == cur), -1)
-        ui.run_javascript(HIGHLIGHT_JS % (self.table.id, k + 1))
-        self.pager.max = self.pages
-        self.pager.set_value(self.page)
+            rows = tuple(self._with_crashes(view, lo, page_rows))
+            self._page_key = key
         total = len(self.session)
         shown = len(view)
         pos = self.cursor.position
@@ -139,7 +141,7 @@ class StepList:
             where += f" · {shown:,} match" + (
                 f" · #{pos + 1:,} of them" if pos is not None else " · current step hidden"
             )
-        self.count.set_text(where)
+        self.table.show(rows, count=where, page=self.page, pages=self.pages, current=self.cursor.step)
 
     def _with_crashes(self, view: np.ndarray, lo: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Put a crash row after the last shown step before each crash on this page."""
@@ -206,12 +208,11 @@ class StepList:
             "damaged": bool(ev.flags & PLACEHOLDER),
         }
 
-    def _paged(self, e: events.ValueChangeEventArguments[Any]) -> None:
-        if isinstance(e.value, int) and e.value != self.page:
-            self.show_page(e.value)
+    def _paged(self, e: events.GenericEventArguments) -> None:
+        if isinstance(e.args, int) and e.args != self.page:
+            self.show_page(e.args)
 
     def _row_click(self, e: events.GenericEventArguments) -> None:
-        row = e.args[1] if isinstance(e.args, list) and len(e.args) > 1 else None
-        step = row.get("step") or row.get("goto") if isinstance(row, dict) else None
+        step = e.args
         if isinstance(step, int) and 1 <= step <= len(self.session):
             self.on_pick(step - 1)
