@@ -278,9 +278,9 @@ class SessionPage:
         elif key in ("End", "G"):
             c.last()
         elif key == "/":
-            self.filters.search.run_method("focus")
+            self.filters.focus_search()
         elif key == "g":
-            self.controls.jump.run_method("focus")
+            self.controls.focus_jump()
 
     def _toggle(self) -> None:
         if self.cursor is None:
@@ -420,15 +420,14 @@ class SessionPage:
         same = locate(new, int(t.src[i]), int(t.offset[i])) if len(old) else None
         self.session = new
         if old.status == "pending" and new.status == "running":  # first read done: a live run
-            self.controls.follow.set_value(True)
-            self.controls.follow.set_visibility(True)
+            self.controls.show_follow()
         self._story()
         self.cursor.set_view(select(new, self.query), total=len(new))
         self.steps.set_session(new, e.derived)
         self.detail.set_session(new, self._detail_ctx())
         self.conversation.set_session(new)
         self._fill()
-        if self.controls.follow.value and at_end:
+        if self.controls.following and at_end:
             self.cursor.last(push=False)
         elif same is not None and same != self.cursor.index:
             self.cursor.seek(same, push=False)

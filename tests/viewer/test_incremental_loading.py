@@ -102,12 +102,13 @@ async def test_the_page_says_it_is_loading_until_the_whole_journal_is_read(
             await user.should_see("loading… ")
             await user.should_see("events so far")
             await user.should_see("integrity pending")
+            user.find(marker="detail-tabs").trigger("change", "step")  # it opened on Conversation
             await user.should_see("Step 150")
             release.set()
             await user.should_see("chain ok", retries=40)
             await user.should_not_see("events so far")
-            await user.should_see("Step 150")  # the step the reader was on is kept
             await user.should_see("500 events")
+            await user.should_see("Step 150")  # the step the reader was on is kept
     finally:
         release.set()
         store.stop()

@@ -94,7 +94,22 @@ def test_keyboard_deep_links_back_forward_diff_and_problems(screen, tmp_path: Pa
         active.get_attribute("placeholder") == "search raw records (/)"
         and active.get_attribute("value") == ""
     )
+    # typing there filters the list (after the box's debounce) and the URL says so
+    active.send_keys("fetch_user")
+    deadline = time.monotonic() + 5
+    while "q=fetch_user" not in path_of(screen) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "q=fetch_user" in path_of(screen) and "problems=1" in path_of(screen)
+    screen.should_contain("match")
     screen.selenium.save_screenshot(str(ARTIFACTS / "session-problems.png"))
+    # 'g' goes to the jump box; Enter there jumps to an lsn or a #step
+    screen.selenium.execute_script("document.activeElement.blur()")
+    press(screen, "g")
+    time.sleep(0.4)
+    jump = screen.selenium.switch_to.active_element
+    assert jump.get_attribute("placeholder") == "go to lsn, agent:lsn, #step (g)"
+    jump.send_keys("#1", Keys.ENTER)
+    wait_step(screen, 1)
     # no request ever left this origin
     origins = screen.selenium.execute_script(
         "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)"

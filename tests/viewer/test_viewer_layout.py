@@ -297,6 +297,17 @@ def test_the_demo_shows_its_crash_and_each_agents_history(
         assert screen.selenium.execute_script(VIEWPORT_JS)[3] == 0
     shot(screen, f"demo-{size[0]}-agents")
 
+    # the chart's x axis is time, or the step number at a click on "step" in its key
+    axis = "return document.querySelector('.js-plotly-plot').layout.xaxis.type"
+    assert screen.selenium.execute_script(axis) == "date"
+    next(
+        b for b in screen.selenium.find_elements(By.CSS_SELECTOR, ".wb-x-mode button") if b.text == "step"
+    ).click()
+    deadline = time.monotonic() + 5
+    while screen.selenium.execute_script(axis) != "linear" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert screen.selenium.execute_script(axis) == "linear"
+
 
 def plot_traces(screen) -> dict[str, list[int]]:
     """The timeline's traces by name: the steps (customdata) each marks."""

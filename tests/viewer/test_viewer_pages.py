@@ -140,7 +140,7 @@ async def test_popstate_restores_the_step_and_filters_without_pushing(viewer, sa
         )
         await asyncio.sleep(0.25)
         assert current(user) == 14
-        assert user.find(marker="problems").elements.pop().value is True
+        assert user.find(marker="filters").elements.pop().props["problems"] is True  # the toggle shows it
         assert all(r["problem"] for r in rows(user))
         assert all(kind != "pushState" for kind, _ in urls[n:])
 
@@ -151,7 +151,8 @@ async def test_problems_only_and_text_search_filter_the_list(viewer, sample) -> 
         await user.open(f"/s/{sid}/step/1")
         urls = record_urls(user)
         assert len(rows(user)) == 27
-        user.find(marker="problems").click()
+        filters = user.find(marker="filters")  # the browser's toggle and search box send these
+        filters.trigger("problems", True)
         await asyncio.sleep(0.25)
         shown = rows(user)
         assert shown and all(r["problem"] for r in shown) and len(shown) < 27
@@ -160,8 +161,8 @@ async def test_problems_only_and_text_search_filter_the_list(viewer, sample) -> 
         assert urls[-1][1].endswith("?problems=1")
         key(user, "j")
         assert current(user) == shown[1]["step"]  # stepping stays inside the filter
-        user.find(marker="problems").click()
-        user.find(marker="search").type("rename the function")
+        filters.trigger("problems", False)
+        filters.trigger("text", "rename the function")
         await asyncio.sleep(0.3)
         assert [r["kind"] for r in rows(user)] == ["model result"]
         await user.should_see(content="1 match")
@@ -241,20 +242,20 @@ async def test_jump_to_lsn(viewer, sample) -> None:
 
     async with viewer([sample.dir]) as user:
         await user.open(f"/s/{sid}/step/1")
-        jump = user.find(marker="jump")
-        jump.type("helper:2").trigger("keydown.enter")
+        jump = user.find(marker="replay")  # Enter in its jump box sends the text (see test_viewer_browser)
+        jump.trigger("jump", "helper:2")
         assert shown() == "helper:2"
-        jump.clear().type(str(sample.lsn["test"])).trigger("keydown.enter")
+        jump.trigger("jump", str(sample.lsn["test"]))
         assert shown() == f"main:{sample.lsn['test']}"
-        jump.clear().type("2").trigger("keydown.enter")  # lsn 2 is in both journals: offer both
+        jump.trigger("jump", "2")  # lsn 2 is in both journals: offer both
         await user.should_see("lsn 2 is in 2 agents:")
         choices = {b.text.split()[0] for b in user.find(marker="lsn-choice").elements}
         assert choices == {"main:2", "helper:2"}
         user.find(marker="lsn-choice", content="helper:2").click()
         assert shown() == "helper:2"
-        jump.clear().type("#3").trigger("keydown.enter")
+        jump.trigger("jump", "#3")
         assert current(user) == 3
-        jump.clear().type("9999").trigger("keydown.enter")
+        jump.trigger("jump", "9999")
         await user.should_see("no event with lsn 9999")
 
 

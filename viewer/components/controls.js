@@ -1,4 +1,5 @@
-// The replay buttons and the speed: one element instead of six (its labels and hints are ours).
+// The replay buttons, the speed and the jump box: one element instead of seven (its labels and
+// hints are ours). Enter in the jump box sends its text as "jump".
 //   playing: the play button shows pause; speed: steps per second, one of speeds [{label, value}]
 export default {
   template: `
@@ -9,10 +10,18 @@ export default {
       <q-select dense options-dense borderless emit-value map-options class="w-16"
                 title="steps per second" :model-value="speed" :options="speeds"
                 @update:model-value="(v) => $emit('speed', v)" />
+      <q-input ref="jump" v-model="text" dense clearable class="w-48 wb-jump"
+               placeholder="go to lsn, agent:lsn, #step (g)" @keydown.enter="$emit('jump', text ?? '')" />
     </div>`,
   props: { playing: Boolean, speed: Number, speeds: Array },
+  methods: {
+    focusJump() {
+      this.$refs.jump.focus();
+    },
+  },
   data() {
     return {
+      text: "",
       buttons: [
         { act: "first", icon: "first_page", hint: "first step" },
         { act: "prev", icon: "chevron_left", hint: "previous (k, ←)" },

@@ -28,8 +28,8 @@ ACTS = ("first", "prev", "toggle", "next", "last")
 
 
 class ReplayButtons(ui.element, component="controls.js"):
-    """First / previous / play / next / last and the speed, as one element (a page view builds
-    ninety-odd elements; six buttons and a select were a tenth of its time)."""
+    """First / previous / play / next / last, the speed and the jump box, as one element (a page
+    view built ninety-odd elements; these seven were a tenth of its time)."""
 
     def __init__(self, speed: float) -> None:
         super().__init__()
@@ -42,20 +42,28 @@ class Controls:
     def __init__(self, cursor: ReplayCursor, actions: ControlActions, *, live: bool) -> None:
         self.cursor = cursor
         self.actions = actions
-        with ui.row().classes("items-center gap-0 no-wrap wb-controls").mark("controls"):
+        with ui.row().classes("items-center gap-0 no-wrap wb-controls").mark("controls") as self.row:
             self.buttons = ReplayButtons(cursor.speed).mark("replay")
             self.buttons.on("act", self._act)
             self.buttons.on("speed", self._speed)
-            self.jump = (
-                ui.input(placeholder="go to lsn, agent:lsn, #step (g)")
-                .props("dense clearable")
-                .classes("w-48 wb-jump")
-            )
-            self.jump.mark("jump")
-            self.jump.on("keydown.enter", lambda: actions.jump(str(self.jump.value or "")))
-            self.follow = ui.switch("follow", value=live).props("dense").mark("follow")
-            hint(self.follow, "stay on the newest step while the journal grows")
-            self.follow.set_visibility(live)
+            self.buttons.on("jump", lambda e: actions.jump(str(e.args or "")[:200]))
+        self.follow: ui.switch | None = None
+        if live:
+            self.show_follow()
+
+    def show_follow(self) -> None:
+        """The live-follow switch, on (a journal still being written; most sessions are not)."""
+        if self.follow is None:
+            with self.row:
+                self.follow = ui.switch("follow", value=True).props("dense").mark("follow")
+                hint(self.follow, "stay on the newest step while the journal grows")
+
+    @property
+    def following(self) -> bool:
+        return self.follow is not None and bool(self.follow.value)
+
+    def focus_jump(self) -> None:
+        self.buttons.run_method("focusJump")
 
     def _act(self, e: events.GenericEventArguments) -> None:
         if e.args in ACTS:

@@ -30,7 +30,7 @@ from walkback.timeline.details import (
     ToolResult,
     Usage,
 )
-from walkback.timeline.kinds import KIND_INDEX
+from walkback.timeline.kinds import KIND_INDEX, KINDS
 from walkback.timeline.query import columns
 from walkback.timeline.session import Agent, Session
 from walkback.timeline.summary import summary
@@ -44,6 +44,8 @@ MAX_PROSE = 8000
 MAX_TOOL_TEXT = 3000
 ROLES = frozenset({"user", "assistant", "system", "developer", "tool"})
 CONVERSATION_KINDS = frozenset({"message", "model_call", "model_result"})
+IS_CONVERSATION = np.isin(np.arange(len(KINDS)), [KIND_INDEX[k] for k in CONVERSATION_KINDS])
+"""By kind code: whether an event of that kind is conversation."""
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).disable(["image", "link", "autolink"])
 HIGHLIGHT_JS = (
@@ -98,8 +100,7 @@ def is_conversation(session: Session) -> bool:
     c = columns(session)
     if not c.n:
         return False
-    talk = np.isin(c.kind, [KIND_INDEX[k] for k in CONVERSATION_KINDS])
-    return bool(talk.mean() >= 0.3)
+    return bool(IS_CONVERSATION[c.kind].mean() >= 0.3)
 
 
 class ConversationPanel:
@@ -110,8 +111,17 @@ class ConversationPanel:
         self.sid = sid
         self._key: tuple[int, int, int] | None = None
         self._rows: dict[int, np.ndarray] = {}
-        self.head = ui.label().classes("text-xs text-grey-7").mark("conversation-head")
-        self.body = ui.html("", sanitize=True).classes("w-full wb-conv").mark("conversation")
+        self.box = ui.context.slot.parent  # the panel it is built in
+        self.head: ui.label | None = None
+        self.body: ui.html | None = None
+
+    def _build(self) -> tuple[ui.label, ui.html]:
+        """The heading and the transcript, built when first shown (most page views never are)."""
+        if self.head is None or self.body is None:
+            with self.box:
+                self.head = ui.label().classes("text-xs text-grey-7").mark("conversation-head")
+                self.body = ui.html("", sanitize=True).classes("w-full wb-conv").mark("conversation")
+        return self.head, self.body
 
     def set_session(self, session: Session) -> None:
         self.session = session
@@ -134,12 +144,13 @@ class ConversationPanel:
         k = int(np.searchsorted(rows, index))
         lo, hi = max(0, k - BEFORE), min(len(rows), k + AFTER)
         key = (code, lo, hi)
+        head, body = self._build()
         if key != self._key:
             self._key = key
             agent = s.table.pool.values[code]
-            self.head.set_text(self._heading(agent, len(rows), lo, hi))
-            self.body.set_content(self._render(rows[lo:hi]))
-        ui.run_javascript(HIGHLIGHT_JS % (self.body.id, index + 1))
+            head.set_text(self._heading(agent, len(rows), lo, hi))
+            body.set_content(self._render(rows[lo:hi]))
+        ui.run_javascript(HIGHLIGHT_JS % (body.id, index + 1))
 
     def _heading(self, agent: str, total: int, lo: int, hi: int) -> str:
         a = self.session.agents.get(agent)

@@ -10,8 +10,6 @@ from typing import Any
 from nicegui import events, ui
 from walkback.timeline.query import Facets, Query
 
-from .common import hint
-
 MAX_OPTIONS = 1000
 
 
@@ -22,6 +20,33 @@ def _options(pairs: list[tuple[str, int]], selected: frozenset[str]) -> dict[str
     return opts
 
 
+class FilterInputs(ui.element, component="filter_bar.js"):
+    """The search, "problems only", the other filters' button and "clear" as one element; the
+    other filters' selects are its children, shown in that button's menu."""
+
+    def __init__(self, query: Query, problems: int, set_count: str) -> None:
+        super().__init__()
+        self._props.update(
+            text=query.text, problems=query.problems, problem_count=f"({problems:,})", set=set_count
+        )
+
+    def show(self, **props: Any) -> None:
+        """Change what the browser shows (a query set by the server, the count of filters set)."""
+        if any(self._props.get(k) != v for k, v in props.items()):
+            self._props.update(props)
+            self.update()
+
+    def remember(self, **props: Any) -> None:
+        """What the user just set in the browser, which shows it already: keep it, send nothing."""
+        with self._props.suspend_updates():
+            self._props.update(props)
+
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        """The search text and the count, for NiceGUI's simulated user (``should_see``)."""
+        texts = [self._props["text"], "problems only", self._props["problem_count"], self._props["set"]]
+        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in texts if t)]
+
+
 class FilterBar:
     """Calls ``on_change(query)`` whenever the user changes a filter."""
 
@@ -30,39 +55,25 @@ class FilterBar:
     ) -> None:
         self.query = query
         self.on_change = on_change
-        with ui.row().classes("w-full items-center gap-2 no-wrap wb-filters").mark("filters"):
-            self.search = ui.input(
-                placeholder="search raw records (/)", value=query.text, on_change=self._text
-            ).props("dense clearable debounce=400 hide-bottom-space")
-            self.search.classes("grow wb-search").mark("search")
-            self.problems = (
-                ui.switch("problems only", value=query.problems, on_change=self._problems)
-                .props("dense")
-                .classes("whitespace-nowrap")
-                .mark("problems")
-            )
-            ui.label(f"({facets.problems:,})").classes("text-xs text-grey-7")
-            with (
-                ui.button(icon="filter_list")
-                .props("flat dense no-caps size=sm")
-                .mark("more-filters") as self.more
-            ):
-                hint(self.more, "filter by kind, agent, tool, file, status")
-                self.menu = ui.menu().props("max-height=70vh")
-                self.menu.on_value_change(self._opened)
-            clear = ui.button(icon="filter_alt_off", on_click=self._clear).props("flat dense size=sm")
-            hint(clear.mark("clear-filters"), "clear all filters")
         self.facets = facets
         self.selects: dict[str, ui.select] = {}
-        self._count()
+        self.bar = FilterInputs(query, facets.problems, self._set_count())
+        self.bar.classes("w-full wb-filters").mark("filters")
+        self.bar.on("text", self._text)
+        self.bar.on("problems", self._problems)
+        self.bar.on("opened", self._opened)
+        self.bar.on("clear", self._clear)
 
-    def _opened(self, e: events.ValueChangeEventArguments[Any]) -> None:
+    def focus_search(self) -> None:
+        self.bar.run_method("focus")
+
+    def _opened(self) -> None:
         """The menu's selects are built when it first opens: five selects with up to
         :data:`MAX_OPTIONS` options each are most of a page's cost, and most views never open it."""
-        if not e.value or self.selects:
+        if self.selects:
             return
         facets, query = self.facets, self.query
-        with self.menu, ui.column().classes("p-2 gap-1 w-80"):
+        with self.bar, ui.column().classes("p-2 gap-1 w-80"):
             self.selects = {
                 "kinds": self._select("kind", facets.kinds, query.kinds),
                 "agents": self._select("agent", facets.agents, query.agents),
@@ -90,26 +101,29 @@ class FilterBar:
         if values != getattr(self.query, field):
             await self._emit(self.query.with_(**{field: values}))
 
-    async def _text(self, e: events.ValueChangeEventArguments[Any]) -> None:
-        text = str(e.value or "")[:500]
+    async def _text(self, e: events.GenericEventArguments) -> None:
+        text = str(e.args or "")[:500]
+        self.bar.remember(text=text)
         if text != self.query.text:
             await self._emit(self.query.with_(text=text))
 
-    async def _problems(self, e: events.ValueChangeEventArguments[Any]) -> None:
-        if bool(e.value) != self.query.problems:
-            await self._emit(self.query.with_(problems=bool(e.value)))
+    async def _problems(self, e: events.GenericEventArguments) -> None:
+        self.bar.remember(problems=bool(e.args))
+        if bool(e.args) != self.query.problems:
+            await self._emit(self.query.with_(problems=bool(e.args)))
 
     async def _clear(self) -> None:
         self.set_query(Query())
         await self._emit(Query())
 
-    def _count(self) -> None:
+    def _set_count(self) -> str:
+        """How many of the menu's filters are set ("" for none), for its button."""
         n = sum(bool(getattr(self.query, f)) for f in ("kinds", "agents", "tools", "files", "statuses"))
-        self.more.set_text(str(n) if n else "")
+        return str(n) if n else ""
 
     async def _emit(self, query: Query) -> None:
         self.query = query
-        self._count()
+        self.bar.show(set=self._set_count())
         result = self.on_change(query)
         if isawaitable(result):
             await result
@@ -117,8 +131,6 @@ class FilterBar:
     def set_query(self, query: Query) -> None:
         """Show ``query`` (after back/forward) without calling ``on_change``."""
         self.query = query
-        self._count()
-        self.search.set_value(query.text)
-        self.problems.set_value(query.problems)
+        self.bar.show(text=query.text, problems=query.problems, set=self._set_count())
         for field, sel in self.selects.items():
             sel.set_value(sorted(getattr(query, field)))

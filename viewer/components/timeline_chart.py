@@ -360,6 +360,18 @@ _base: weakref.WeakKeyDictionary[Session, dict[bool, tuple[list[dict[str, Any]],
 )
 
 
+class ChartKey(ui.element, component="chart_key.js"):
+    """The chips, how to zoom, and the time / step switch, as one element."""
+
+    def __init__(self, chips: list[tuple[str, str, str]], note: str, *, time: bool) -> None:
+        super().__init__()
+        self._props.update(chips=chips, note=note, time=time, step=False)
+
+    def show(self, **props: Any) -> None:
+        self._props.update(props)
+        self.update()
+
+
 class TimelineChart:
     """The chart element with its legend row; ``on_pick(index)`` is called when a mark is clicked."""
 
@@ -374,8 +386,9 @@ class TimelineChart:
         self.axis = Axis(session)
         self.dense = False
         figure = self._figure()  # before the legend, which says whether the lanes show density
-        with ui.row().classes("items-center gap-2 w-full no-wrap wb-legend").mark("legend") as self.legend:
-            self._legend()
+        self.key = ChartKey(self._chips(), self._note(self.dense), time=self.axis.has_time)
+        self.key.classes("wb-legend").mark("legend")
+        self.key.on("mode", lambda e: self._mode(bool(e.args)))
         # every change to the element re-sends (and NiceGUI re-wraps) its figure: set it last, once
         self.plot = ui.plotly({"data": [], "layout": {}}).classes("w-full wb-timeline").mark("timeline")
         # the box has its height before plotly draws, so nothing below it moves afterwards
@@ -384,26 +397,19 @@ class TimelineChart:
         self.plot.on("plotly_relayout", self._zoom, js_handler=RELAYOUT_JS, throttle=0.3)
         self.plot.update_figure(figure)
 
-    def _legend(self) -> None:
-        self.key = ui.html(self._key_html(dense=self.dense)).classes("wb-chips grow").mark("legend-key")
-        if self.axis.has_time:
-            ui.toggle(
-                {False: "time", True: "step"}, value=False, on_change=lambda e: self._mode(bool(e.value))
-            ).props("dense no-caps size=xs").mark("x-mode")
-
-    def _key_html(self, *, dense: bool) -> str:
-        """The chips, then (at the right) how to zoom and whether the lanes show density: one
-        element, and every word and colour in it is ours, never a record's."""
+    def _chips(self) -> list[tuple[str, str, str]]:
+        """``(colour, symbol, name)`` of each category the session has, and of the crash line."""
         c = columns(self.session)
         present = set(CATEGORY_OF[np.unique(c.kind)].tolist()) if c.n else set()
         chips = [(cat.colour, "●", cat.label) for k, cat in enumerate(CATEGORIES) if k in present]
         if self.crashes:
             chips.append((CRASH, "┆", "crash"))
-        chip = '<span class="wb-chip"><span class="wb-dot" style="color:{}">{}</span>{}</span>'
+        return chips
+
+    @staticmethod
+    def _note(dense: bool) -> str:
         note = "drag to zoom · double-click to reset"
-        if dense:
-            note = "density: zoom in to see each event · " + note
-        return "".join(chip.format(*c) for c in chips) + f'<span class="wb-chip-note">{note}</span>'
+        return "density: zoom in to see each event · " + note if dense else note
 
     def _figure(self, x_range: tuple[float, float] | None = None) -> dict[str, Any]:
         cached = _base.setdefault(self.session, {})
@@ -416,7 +422,7 @@ class TimelineChart:
         shapes, notes, crash = crash_marks(self.session, self.axis, self.crashes)
         self.fixed = (shapes, notes)
         if hasattr(self, "key") and dense != self.dense:
-            self.key.set_content(self._key_html(dense=dense))
+            self.key.show(note=self._note(dense))
         self.dense = dense
         return {
             # a tuple: NiceGUI sends it as it is instead of copying every trace into observed dicts
@@ -427,6 +433,7 @@ class TimelineChart:
 
     def _mode(self, by_step: bool) -> None:
         self.by_step = by_step
+        self.key.show(step=by_step)
         self.axis = Axis(self.session, by_step=by_step)
         self.plot.update_figure(self._figure())
 
