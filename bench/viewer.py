@@ -165,14 +165,14 @@ async def serve_and_step(path: Path, steps: int) -> dict[str, float]:
         partial = entry.partial
         html = (await user.http_client.get(url)).text
         first = time.perf_counter() - started[0]
-        assert '"text":"Step 1"' in html, "the page did not show the session"
+        assert '"title":"Step 1"' in html, "the page did not show the session"
         while entry.loading or entry.partial:
             await asyncio.sleep(0.002)
         t1 = time.perf_counter()
         html = (await user.http_client.get(url)).text
         page = time.perf_counter() - t1
         full = t1 - started[0] + page
-        assert '"text":"Step 1"' in html and "events so far" not in html
+        assert '"title":"Step 1"' in html and "events so far" not in html
         while entry.derived is None or entry.derived.approvals is None:  # the second pass, as a reader waits
             await asyncio.sleep(0.01)
         await user.open(url)

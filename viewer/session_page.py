@@ -405,7 +405,7 @@ class SessionPage:
     def _reload(self) -> None:
         """The session was re-read (it grew, or slower views arrived): keep the step and filters."""
         e = self.entry
-        assert self.cursor is not None and e.session is not None
+        assert self.cursor is not None and e.session is not None and e.derived is not None
         self.version = e.version
         old, new = self.session, e.session
         if new is old:

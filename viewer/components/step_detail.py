@@ -1,7 +1,8 @@
 """Step detail: what one event was (content first), the intent→commit pair, the raw record folded.
 
-The panel is built once and updated in place on every step (texts, props, visibility): creating
-NiceGUI elements is what costs time, so stepping creates none unless a file change is shown.
+The panel is built once and updated in place on every step: its card (``step_card.js``: head,
+pair, raw record) takes one dict, the fields and the message their own. Creating NiceGUI elements
+is what costs time, so stepping creates none unless a file change is shown.
 """
 
 from __future__ import annotations
