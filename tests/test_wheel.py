@@ -4,6 +4,7 @@ files ship as package data, and the README's main job runs from it, outside the 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from walkback.viewer.discovery import entry_id
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,6 +138,15 @@ def test_view_serves_the_samples_from_the_wheel(wheel_env, tmp_path: Path) -> No
         assert f"walkback viewer: http://127.0.0.1:{port}/" in log.read_text()
         css = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/viewer.css", timeout=30)
         assert css.status == 200 and b"wb-" in css.read()
+        # a session page, and every component it uses (ours are .js files next to their modules)
+        sid = entry_id(ROOT / "samples" / "demo")
+        session = urllib.request.urlopen(f"http://127.0.0.1:{port}/s/{sid}", timeout=30).read().decode()
+        components = set(re.findall(r'"(/_nicegui/[^"]+/components/[^"]+\.js)"', session))
+        names = {c.rsplit("/", 1)[1] for c in components}
+        ours = names & {p.name for p in (ROOT / "viewer" / "components").glob("*.js")}
+        assert {"step_card.js", "step_table.js", "controls.js"} <= ours, sorted(ours)
+        for url in sorted(components):
+            assert urllib.request.urlopen(f"http://127.0.0.1:{port}{url}", timeout=30).status == 200, url
     finally:
         proc.terminate()
         proc.wait(timeout=20)
