@@ -330,11 +330,12 @@ def chart_height(lanes: int) -> int:
 
 
 def layout(
-    axis: Axis, shapes: list[dict[str, Any]], notes: list[dict[str, Any]], current: int | None
+    axis: Axis, shapes: tuple[dict[str, Any], ...], notes: tuple[dict[str, Any], ...], current: int | None
 ) -> dict[str, Any]:
-    shapes = list(shapes)
+    """The figure's layout, the current step's line among its shapes (lists as tuples: NiceGUI
+    sends those as they are)."""
     if current is not None and current < axis.n:
-        shapes.append(_vline(axis.at(current), "#111827", "solid"))
+        shapes = (*shapes, _vline(axis.at(current), "#111827", "solid"))
     return {
         "autosize": True,
         "margin": {"l": 96, "r": 8, "t": 14, "b": 32},
@@ -344,9 +345,9 @@ def layout(
         "hoverlabel": {"align": "left", "font": {"size": 11}},
         "xaxis": {"type": "date" if axis.use_time else "linear", "title": None, "tickfont": {"size": 10}},
         "yaxis": {
-            "tickvals": list(range(len(axis.lanes))),
-            "ticktext": [_plot_text(a if len(a) <= 14 else a[:13] + "…") for a in axis.lanes],
-            "range": [-0.5, len(axis.lanes) - 0.5],
+            "tickvals": tuple(range(len(axis.lanes))),
+            "ticktext": tuple(_plot_text(a if len(a) <= 14 else a[:13] + "…") for a in axis.lanes),
+            "range": (-0.5, len(axis.lanes) - 0.5),
             "fixedrange": True,
             "tickfont": {"size": 10},
         },
@@ -355,9 +356,32 @@ def layout(
     }
 
 
-_base: weakref.WeakKeyDictionary[Session, dict[bool, tuple[list[dict[str, Any]], bool]]] = (
-    weakref.WeakKeyDictionary()
-)
+@dataclass(frozen=True)
+class Drawing:
+    """What every page of a session draws alike on one x axis (time or step), built once: the
+    axis, the traces of the whole session, the crash marks."""
+
+    axis: Axis
+    data: tuple[dict[str, Any], ...]
+    dense: bool
+    shapes: tuple[dict[str, Any], ...]
+    notes: tuple[dict[str, Any], ...]
+    crash: dict[str, Any] | None
+
+
+_drawings: weakref.WeakKeyDictionary[Session, dict[bool, Drawing]] = weakref.WeakKeyDictionary()
+
+
+def drawing(session: Session, crashes: list[Crash], *, by_step: bool) -> Drawing:
+    """The session's drawing (its crashes are the session's own: one list per session)."""
+    kept = _drawings.setdefault(session, {})
+    found = kept.get(by_step)
+    if found is None:
+        axis = Axis(session, by_step=by_step)
+        data, dense = traces(session, axis)
+        shapes, notes, crash = crash_marks(session, axis, crashes)
+        found = kept[by_step] = Drawing(axis, tuple(data), dense, tuple(shapes), tuple(notes), crash)
+    return found
 
 
 class ChartKey(ui.element, component="chart_key.js"):
@@ -383,7 +407,8 @@ class TimelineChart:
         self.crashes = crashes
         self.current = current
         self.by_step = False
-        self.axis = Axis(session)
+        self.drawn = drawing(session, crashes, by_step=False)
+        self.axis = self.drawn.axis
         self.dense = False
         figure = self._figure()  # before the legend, which says whether the lanes show density
         self.key = ChartKey(self._chips(), self._note(self.dense), time=self.axis.has_time)
@@ -412,29 +437,27 @@ class TimelineChart:
         return "density: zoom in to see each event · " + note if dense else note
 
     def _figure(self, x_range: tuple[float, float] | None = None) -> dict[str, Any]:
-        cached = _base.setdefault(self.session, {})
-        if x_range is None and self.by_step in cached:
-            data, dense = cached[self.by_step]
+        drawn = self.drawn
+        if x_range is None:
+            data, dense = drawn.data, drawn.dense
         else:
-            data, dense = traces(self.session, self.axis, x_range)
-            if x_range is None:
-                cached[self.by_step] = (data, dense)
-        shapes, notes, crash = crash_marks(self.session, self.axis, self.crashes)
-        self.fixed = (shapes, notes)
+            found, dense = traces(self.session, self.axis, x_range)
+            data = tuple(found)
         if hasattr(self, "key") and dense != self.dense:
             self.key.show(note=self._note(dense))
         self.dense = dense
         return {
             # a tuple: NiceGUI sends it as it is instead of copying every trace into observed dicts
-            "data": (*data, crash) if crash else tuple(data),
-            "layout": layout(self.axis, shapes, notes, self.current),
+            "data": (*data, drawn.crash) if drawn.crash else data,
+            "layout": layout(self.axis, drawn.shapes, drawn.notes, self.current),
             "config": CONFIG,
         }
 
     def _mode(self, by_step: bool) -> None:
         self.by_step = by_step
         self.key.show(step=by_step)
-        self.axis = Axis(self.session, by_step=by_step)
+        self.drawn = drawing(self.session, self.crashes, by_step=by_step)
+        self.axis = self.drawn.axis
         self.plot.update_figure(self._figure())
 
     def _click(self, e: events.GenericEventArguments) -> None:
@@ -460,7 +483,7 @@ class TimelineChart:
         """Move the current-step line (a relayout of the shapes, not a redraw)."""
         self.current = index
         fig = self.plot.figure
-        fig["layout"] = layout(self.axis, self.fixed[0], self.fixed[1], index)
+        fig["layout"] = layout(self.axis, self.drawn.shapes, self.drawn.notes, index)
         shapes = orjson.dumps(fig["layout"]["shapes"]).decode()  # numbers and fixed colours only
         ui.run_javascript(
             f"(() => {{ const c = getElement({self.plot.id}); "
