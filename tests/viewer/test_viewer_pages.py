@@ -397,3 +397,48 @@ async def test_following_a_running_agent_stays_on_the_newest_step(viewer, tmp_pa
     async with viewer([run.dir]) as user:
         await user.open(f"/s/{entry_id(run.dir)}/step/1")
         await user.should_see("crashed")
+
+
+async def test_a_signed_bundle_shows_its_signer_and_where_a_tampered_one_breaks(
+    viewer, tmp_path: Path, monkeypatch
+) -> None:
+    """The header names the signer and the verdict (each check as its hover); a tampered bundle's
+    first damaged event carries the badge and the failed check."""
+    import base64
+
+    import orjson
+    from walkback.exporters.bundle import EXPORTER
+    from walkback.exporters.bundle.keys import generate
+
+    key, pub = generate(tmp_path / "key", comment="alice@example.com")
+    signers = tmp_path / "allowed_signers"  # the trust store the viewer uses
+    signers.write_text(f"alice@example.com {' '.join(pub.read_text().split()[:2])}\n")
+    monkeypatch.setenv("WALKBACK_ALLOWED_SIGNERS", str(signers))
+    good = EXPORTER.export_source(SAMPLES / "multi-agent", tmp_path / "good.json", key=str(key), redact=[])
+    doc = orjson.loads(good.read_bytes())  # tampered the way an attacker would: the file itself
+    art = next(a for a in doc["artifacts"] if a["name"] == "journal.jsonl")
+    lines = base64.b64decode(art["data"]).split(b"\n")
+    lines[6] = lines[6].replace(b'"lsn":6', b'"lsn":7', 1)
+    art["data"] = base64.b64encode(b"\n".join(lines)).decode()
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(orjson.dumps(doc))
+
+    async with viewer([good, bad]) as user:
+        await user.open(f"/s/{entry_id(good)}/step/1")
+        head = user.find(marker="session-header").elements.pop().props["head"]
+        assert head["signed"]["label"] == "signed by alice@example.com · verified"
+        assert head["signed"]["color"] == "positive" and "✓ signature" in head["signed"]["checks"]
+        assert "✗" not in head["signed"]["checks"]
+        assert not card(user)["badge"]
+
+        session = importers.load(bad)
+        damage = session.verification.damage  # type: ignore[union-attr]
+        assert damage is not None and damage.event is not None
+        await user.open(f"/s/{entry_id(bad)}/step/{damage.event + 1}")
+        head = user.find(marker="session-header").elements.pop().props["head"]
+        assert head["signed"]["label"] == "signed by alice@example.com · verification failed"
+        assert head["signed"]["color"] == "negative" and f"✗ {damage.name}" in head["signed"]["checks"]
+        assert card(user)["badge"] == "bundle check failed here"
+        assert f"{damage.name}: {damage.reason}" in card(user)["damage"]
+        await user.open(f"/s/{entry_id(bad)}/step/1")
+        assert not card(user)["badge"]
