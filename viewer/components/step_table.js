@@ -47,14 +47,20 @@ export default {
         (row.crash ? "wb-crash" : "")
       );
     },
-    // scroll the list (not the page) so the current row is in view, about mid-height if it was not
+    // scroll the list (not the page) so the current row is in view, about mid-height if it was not;
+    // a crash row just above it is read with it (it says how the run got to this step)
     reveal() {
       const tr = this.$el.querySelector("tbody tr.wb-current");
       const box = this.$el.querySelector(".q-table__middle");
       if (!tr || !box) return;
+      const above = tr.previousElementSibling;
+      const first = above && above.classList.contains("wb-crash") ? above : tr;
       const b = box.getBoundingClientRect();
-      const r = tr.getBoundingClientRect();
-      if (r.top < b.top + 32 || r.bottom > b.bottom) box.scrollTop += r.top - b.top - box.clientHeight / 2;
+      const top = first.getBoundingClientRect().top;
+      const bottom = tr.getBoundingClientRect().bottom;
+      if (top < b.top + 32 || bottom > b.bottom) {
+        box.scrollTop += top - b.top - Math.max(32, (box.clientHeight - (bottom - top)) / 2);
+      }
     },
   },
 };
