@@ -34,7 +34,8 @@ class Summary:
         return self.end - self.start if self.start is not None and self.end is not None else None
 
 
-def summarize(session: Session) -> Summary:
+def summarize(session: Session, problems: np.ndarray) -> Summary:
+    """The list row of ``session`` (``problems``: its problems mask, already in its :class:`Derived`)."""
     c = query.columns(session)
     finite = c.ts[np.isfinite(c.ts)]
     return Summary(
@@ -47,7 +48,7 @@ def summarize(session: Session) -> Summary:
         integrity=session.integrity.badge,
         start=float(finite.min()) if len(finite) else None,
         end=float(finite.max()) if len(finite) else None,
-        problems=int(query.problems_mask(session).sum()),
+        problems=int(problems.sum()),
     )
 
 

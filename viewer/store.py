@@ -174,7 +174,7 @@ class SessionStore:
             session = self._read(entry, progress, t0, first=entry.session is None)
             entry.import_seconds = time.perf_counter() - t0
             derived = Derived.of(session)
-            summary = summarize(session)
+            summary = summarize(session, derived.problems)
         except WalkbackError as e:
             entry.drop_partial()
             entry.error = str(e)
@@ -225,7 +225,7 @@ class SessionStore:
         """Let pages show ``session`` as it is now, while the loader goes on filling it."""
         snap = session.snapshot()
         entry.derived = Derived.of(snap)
-        entry.summary = summarize(snap)
+        entry.summary = summarize(snap, entry.derived.problems)
         entry.session = snap
         entry.partial = True
         entry.version += 1

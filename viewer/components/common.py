@@ -15,9 +15,36 @@ import orjson
 from nicegui import ui
 
 E = TypeVar("E", bound=ui.element)
+_UNSET: Any = object()
 
 MAX_TEXT = 20_000
 """Characters of one field shown before it is cut (the raw record keeps the rest)."""
+
+
+class Component(ui.element):
+    """One of our small Vue components (a ``.js`` file beside its module): what it shows is its
+    props, sent in one update; :meth:`texts` is what NiceGUI's simulated user reads of it."""
+
+    def send(self, **props: Any) -> None:
+        """Show ``props`` in the browser (nothing is sent if they are what it shows already)."""
+        if any(self._props.get(k, _UNSET) != v for k, v in props.items()):
+            with self._props.suspend_updates():
+                self._props.update(props)
+            self.update()
+
+    def keep(self, **props: Any) -> None:
+        """What the browser shows already (set there by the user, or by a method call): keep it
+        for the next update, send nothing now."""
+        with self._props.suspend_updates():
+            self._props.update(props)
+
+    def texts(self) -> list[Any]:
+        """The texts the component shows, for ``should_see`` in tests."""
+        return []
+
+    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
+        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in self.texts() if t)]
+
 
 STATUS_COLORS = {
     "ok": "positive",

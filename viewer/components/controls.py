@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from nicegui import events, ui
 
 from ..cursor import SPEEDS, ReplayCursor
-from .common import hint
+from .common import Component, hint
 
 
 @dataclass
@@ -27,7 +27,7 @@ class ControlActions:
 ACTS = ("first", "prev", "toggle", "next", "last")
 
 
-class ReplayButtons(ui.element, component="controls.js"):
+class ReplayButtons(Component, component="controls.js"):
     """First / previous / play / next / last, the speed and the jump box, as one element (a page
     view built ninety-odd elements; these seven were a tenth of its time)."""
 
@@ -71,8 +71,8 @@ class Controls:
 
     def _speed(self, e: events.GenericEventArguments) -> None:
         if e.args in SPEEDS:
-            self.buttons.props["speed"] = float(e.args)
+            self.buttons.send(speed=float(e.args))
             self.actions.speed(float(e.args))
 
     def show_playing(self, playing: bool) -> None:
-        self.buttons.props["playing"] = playing
+        self.buttons.send(playing=playing)

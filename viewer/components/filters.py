@@ -10,6 +10,8 @@ from typing import Any
 from nicegui import events, ui
 from walkback.timeline.query import Facets, Query
 
+from .common import Component
+
 MAX_OPTIONS = 1000
 
 
@@ -20,7 +22,7 @@ def _options(pairs: list[tuple[str, int]], selected: frozenset[str]) -> dict[str
     return opts
 
 
-class FilterInputs(ui.element, component="filter_bar.js"):
+class FilterInputs(Component, component="filter_bar.js"):
     """The search, "problems only", the other filters' button and "clear" as one element; the
     other filters' selects are its children, shown in that button's menu."""
 
@@ -30,21 +32,8 @@ class FilterInputs(ui.element, component="filter_bar.js"):
             text=query.text, problems=query.problems, problem_count=f"({problems:,})", set=set_count
         )
 
-    def show(self, **props: Any) -> None:
-        """Change what the browser shows (a query set by the server, the count of filters set)."""
-        if any(self._props.get(k) != v for k, v in props.items()):
-            self._props.update(props)
-            self.update()
-
-    def remember(self, **props: Any) -> None:
-        """What the user just set in the browser, which shows it already: keep it, send nothing."""
-        with self._props.suspend_updates():
-            self._props.update(props)
-
-    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
-        """The search text and the count, for NiceGUI's simulated user (``should_see``)."""
-        texts = [self._props["text"], "problems only", self._props["problem_count"], self._props["set"]]
-        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in texts if t)]
+    def texts(self) -> list[Any]:
+        return [self._props["text"], "problems only", self._props["problem_count"], self._props["set"]]
 
 
 class FilterBar:
@@ -103,12 +92,12 @@ class FilterBar:
 
     async def _text(self, e: events.GenericEventArguments) -> None:
         text = str(e.args or "")[:500]
-        self.bar.remember(text=text)
+        self.bar.keep(text=text)
         if text != self.query.text:
             await self._emit(self.query.with_(text=text))
 
     async def _problems(self, e: events.GenericEventArguments) -> None:
-        self.bar.remember(problems=bool(e.args))
+        self.bar.keep(problems=bool(e.args))
         if bool(e.args) != self.query.problems:
             await self._emit(self.query.with_(problems=bool(e.args)))
 
@@ -123,7 +112,7 @@ class FilterBar:
 
     async def _emit(self, query: Query) -> None:
         self.query = query
-        self.bar.show(set=self._set_count())
+        self.bar.send(set=self._set_count())
         result = self.on_change(query)
         if isawaitable(result):
             await result
@@ -131,6 +120,6 @@ class FilterBar:
     def set_query(self, query: Query) -> None:
         """Show ``query`` (after back/forward) without calling ``on_change``."""
         self.query = query
-        self.bar.show(text=query.text, problems=query.problems, set=self._set_count())
+        self.bar.send(text=query.text, problems=query.problems, set=self._set_count())
         for field, sel in self.selects.items():
             sel.set_value(sorted(getattr(query, field)))

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nicegui import ui
 from walkback.timeline.session import Session
 
-from .common import plural, status_color
+from .common import Component, plural, status_color
 
 
 def integrity_color(badge: str) -> str:
@@ -57,7 +56,7 @@ def signed(v: Any) -> dict[str, str] | None:
     }
 
 
-class SessionHead(ui.element, component="session_head.js"):
+class SessionHead(Component, component="session_head.js"):
     """The header as one element (its hovers are ``title`` attributes)."""
 
     def __init__(self, session: Session, *, files: int, problems: int, loading: bool = False) -> None:
@@ -85,18 +84,13 @@ class SessionHead(ui.element, component="session_head.js"):
 
     def show_loading(self, events: int) -> None:
         """Count the events read so far (while the first read goes on)."""
-        text = loading_text(events)
-        if text != self._props["loading"]:
-            self._props["loading"] = text
-            self.update()
+        self.send(loading=loading_text(events))
 
-    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
-        """The header's texts, for NiceGUI's simulated user (``should_see``)."""
+    def texts(self) -> list[Any]:
         head = self._props["head"]
         texts = [head["task"], head["status"], head["integrity"], head["counts"], self._props["loading"]]
         texts += ["recovered"] if head["recovered"] else []
-        texts += [head["signed"]["label"]] if head["signed"] else []
-        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in texts if t)]
+        return texts + ([head["signed"]["label"]] if head["signed"] else [])
 
 
 def loading_text(events: int) -> str:

@@ -30,7 +30,7 @@ from walkback.timeline.query import columns
 from walkback.timeline.session import Session
 from walkback.timeline.story import lsn_is_shared, where
 
-from .common import as_text, fmt_when, status_color
+from .common import Component, as_text, fmt_when, status_color
 from .conversation import prose_html
 from .file_change import FileChangePanel
 from .text import Fields, flatten
@@ -84,25 +84,19 @@ def _prose(detail: Detail) -> tuple[str, str]:
     return "", ""
 
 
-class StepCard(ui.element, component="step_card.js"):
+class StepCard(Component, component="step_card.js"):
     """The card around a step (head, pair, raw record) as one element; children go in its middle."""
 
     def __init__(self) -> None:
         super().__init__()
         self._props["card"] = {}
 
-    def show(self, card: dict[str, Any]) -> None:
-        self._props["card"] = card
-        self.update()
-
-    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
-        """The card's texts, for NiceGUI's simulated user (``should_see``)."""
+    def texts(self) -> list[Any]:
         card = self._props["card"]
         pair = card.get("pair") or {}
         texts = [card.get(k) for k in ("title", "kind", "type", "status", "badge", "meta", "what", "damage")]
         texts += [pair.get(k) for k in ("head", "line", "status", "verify", "error")]
-        texts += [label for label, _ in pair.get("links", [])] + [card.get("raw_label")]
-        return [*super()._displayed_contents(only_visible=only_visible), *(t for t in texts if t)]
+        return [*texts, *(label for label, _ in pair.get("links", [])), card.get("raw_label")]
 
 
 class StepDetail:
@@ -134,7 +128,7 @@ class StepDetail:
     def show(self, i: int) -> None:
         s = self.session
         if not len(s):
-            self.card.show({"title": "this session has no events"})
+            self.card.send(card={"title": "this session has no events"})
             self.changes.show(None)
             return
         ev = s.event(i)
@@ -146,8 +140,8 @@ class StepDetail:
         self.prose.set_content(prose_html(text, thinking) if (text or thinking) else "")
         self.prose.set_visibility(bool(text or thinking))
         self.fields.show(field_pairs(detail))
-        self.card.show(
-            {
+        self.card.send(
+            card={
                 "title": f"Step {i + 1}",
                 "kind": ev.kind.replace("_", " "),
                 "type": ev.type,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from nicegui import events, ui
+from nicegui import events
 from walkback.journal.errors import WalkbackError
 from walkback.timeline.kinds import PLACEHOLDER
 from walkback.timeline.session import Session
@@ -20,7 +20,7 @@ from walkback.timeline.summary import summary
 
 from ..cursor import ReplayCursor
 from ..entry import Derived
-from .common import fmt_time
+from .common import Component, fmt_time
 
 PAGE_SIZE = 50
 ROWS_KEPT = 10_000
@@ -57,7 +57,7 @@ COLUMNS = [
 ]
 
 
-class StepTable(ui.element, component="step_table.js"):
+class StepTable(Component, component="step_table.js"):
     """The count line, one page of rows and the pager, as one element."""
 
     def __init__(self, columns: list[dict[str, Any]]) -> None:
@@ -72,17 +72,14 @@ class StepTable(ui.element, component="step_table.js"):
         """Show the ``count``, ``page``, ``pages`` and ``current`` step; with ``rows`` (a new page)
         everything is sent, without them only the current step and the count."""
         if rows is not None:
-            self._props.update(rows=rows, **props)
-            self.update()
+            self.send(rows=rows, **props)
             return
-        with self._props.suspend_updates():
-            self._props.update(props)
+        self.keep(**props)
         self.run_method("mark", props["current"], props["count"])
 
-    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
-        """The count and the cells, for NiceGUI's simulated user (``should_see``)."""
+    def texts(self) -> list[Any]:
         cells = [str(r[c["field"]]) for r in self._props["rows"] for c in self._props["columns"]]
-        return [*super()._displayed_contents(only_visible=only_visible), self._props["count"], *cells]
+        return [self._props["count"], *cells]
 
 
 class StepList:

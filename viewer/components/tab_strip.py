@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nicegui import events, ui
+from nicegui import events
+
+from .common import Component
 
 
-class TabStrip(ui.element, component="tab_strip.js"):
+class TabStrip(Component, component="tab_strip.js"):
     """One element for the strip; ``on_change(name)`` is called when the user picks a tab."""
 
     def __init__(self, tabs: tuple[str, ...], value: str, on_change: Callable[[str], None]) -> None:
@@ -23,11 +25,10 @@ class TabStrip(ui.element, component="tab_strip.js"):
 
     def set_value(self, value: str) -> None:
         """Show ``value`` as picked (the page shows its panel)."""
-        if value in self.tabs and value != self.value:
-            self._props["value"] = value
-            self.update()
+        if value in self.tabs:
+            self.send(value=value)
 
     def _picked(self, e: events.GenericEventArguments, on_change: Callable[[str], None]) -> None:
         if e.args in self.tabs:
-            self._props["value"] = e.args
+            self.keep(value=e.args)  # the strip shows it already
             on_change(e.args)

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from nicegui import ui
 
-from .common import clip
+from .common import Component, clip
 
 MAX_LINES = 5000
 """Lines of one text shown (the raw record and the blobs keep the rest)."""
@@ -24,7 +23,7 @@ CODE_KEYS = frozenset(
 Row = list[Any]
 
 
-class Lines(ui.element, component="text_lines.js"):
+class Lines(Component, component="text_lines.js"):
     """Rows of ``[class, number, text]`` (or six cells side by side)."""
 
     def __init__(self, rows: list[Row] | None = None, *, split: bool = False, numbered: bool = True) -> None:
@@ -34,18 +33,13 @@ class Lines(ui.element, component="text_lines.js"):
         self._props["numbered"] = numbered
 
     def show(self, rows: list[Row], *, split: bool = False, numbered: bool = True) -> None:
-        self._props["rows"] = rows
-        self._props["split"] = split
-        self._props["numbered"] = numbered
-        self.update()
+        self.send(rows=rows, split=split, numbered=numbered)
 
-    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
-        """The lines' texts, for NiceGUI's simulated user (``should_see``)."""
-        texts = [str(t) for r in self._props["rows"] for t in r[2::3]]
-        return [*super()._displayed_contents(only_visible=only_visible), *texts]
+    def texts(self) -> list[Any]:
+        return [str(t) for r in self._props["rows"] for t in r[2::3]]
 
 
-class Fields(ui.element, component="text_fields.js"):
+class Fields(Component, component="text_fields.js"):
     """``key  value`` pairs; a value with several lines is a block (numbered when it is code)."""
 
     def __init__(self) -> None:
@@ -53,13 +47,10 @@ class Fields(ui.element, component="text_fields.js"):
         self._props["items"] = []
 
     def show(self, pairs: list[tuple[str, Any]]) -> None:
-        self._props["items"] = [field_item(k, v) for k, v in pairs]
-        self.update()
+        self.send(items=[field_item(k, v) for k, v in pairs])
 
-    def _displayed_contents(self, *, only_visible: bool) -> list[Any]:
-        """Keys and values, for NiceGUI's simulated user (``should_see``)."""
-        pairs = [x for it in self._props["items"] for x in (it["k"], it["v"])]
-        return [*super()._displayed_contents(only_visible=only_visible), *pairs]
+    def texts(self) -> list[Any]:
+        return [x for it in self._props["items"] for x in (it["k"], it["v"])]
 
 
 def text_rows(text: str, cls: str = "") -> list[Row]:

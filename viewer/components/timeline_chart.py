@@ -25,6 +25,8 @@ from walkback.timeline.query import columns, problems_mask
 from walkback.timeline.session import Session
 from walkback.timeline.story import Crash, lsn_is_shared
 
+from .common import Component
+
 MAX_MARKERS = 3000
 DENSITY_BINS = 240
 HOVER_CHARS = 70
@@ -384,16 +386,12 @@ def drawing(session: Session, crashes: list[Crash], *, by_step: bool) -> Drawing
     return found
 
 
-class ChartKey(ui.element, component="chart_key.js"):
+class ChartKey(Component, component="chart_key.js"):
     """The chips, how to zoom, and the time / step switch, as one element."""
 
     def __init__(self, chips: list[tuple[str, str, str]], note: str, *, time: bool) -> None:
         super().__init__()
         self._props.update(chips=chips, note=note, time=time, step=False)
-
-    def show(self, **props: Any) -> None:
-        self._props.update(props)
-        self.update()
 
 
 class TimelineChart:
@@ -444,7 +442,7 @@ class TimelineChart:
             found, dense = traces(self.session, self.axis, x_range)
             data = tuple(found)
         if hasattr(self, "key") and dense != self.dense:
-            self.key.show(note=self._note(dense))
+            self.key.send(note=self._note(dense))
         self.dense = dense
         return {
             # a tuple: NiceGUI sends it as it is instead of copying every trace into observed dicts
@@ -455,7 +453,7 @@ class TimelineChart:
 
     def _mode(self, by_step: bool) -> None:
         self.by_step = by_step
-        self.key.show(step=by_step)
+        self.key.send(step=by_step)
         self.drawn = drawing(self.session, self.crashes, by_step=by_step)
         self.axis = self.drawn.axis
         self.plot.update_figure(self._figure())
