@@ -179,10 +179,20 @@ class ScanState:
 class Scanner:
     """Iterate a journal's readable records; ``result`` describes integrity when done."""
 
-    def __init__(self, path: str | Path, *, emit: bool = True, resume: ScanState | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        emit: bool = True,
+        resume: ScanState | None = None,
+        hash_end: int | None = None,
+    ) -> None:
         self.path = journal_path(path)
         self.emit = emit
         """False: check only; intact records are not built (what ``scan`` needs)."""
+        self.hash_end = hash_end
+        """Where the hash worker stops (lines after it are hashed in-process): a reader that expects
+        to stop there (:mod:`importers.walkback_journal._split`) does not pay for hashing the rest."""
         self.resume = resume
         self._chain: V1Chain | SeedChain | None = None
         self._state: ScanState | None = None
@@ -223,7 +233,7 @@ class Scanner:
             if isinstance(chain, SeedChain):
                 yield from chain.run(rest, offset, line_no)
             else:
-                worker = hashcheck.start(path, offset, st.st_size)
+                worker = hashcheck.start(path, offset, st.st_size, self.hash_end)
                 try:
                     yield from chain.run(rest, offset, line_no, emit=self.emit, worker=worker)
                 finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from .kinds import KIND_INDEX, OTHER, PLACEHOLDER
 from .measures import Measures
 from .session import Agent, DetailFn, Session
 from .sources import Source
-from .table import POS, WIDTH
+from .table import COLUMNS, INTERNED, POS, WIDTH, EventTable
 
 CHUNK = 4096
 """Events between two points where a loader may show the session so far."""
@@ -43,9 +44,13 @@ class SessionBuilder:
         chunk: int = CHUNK,
         extend: Session | None = None,
         measure: bool = False,
+        origin: int = 0,
     ) -> None:
         """``extend``: append to this (finished) session instead of a new one: a live follow.
-        ``measure``: ask the importer to record measures (:meth:`measuring`), as an export does."""
+        ``measure``: ask the importer to record measures (:meth:`measuring`), as an export does.
+        ``origin``: the index of this builder's first event, when another builder holds the events
+        before it (a file read in two parts at once); changes to those are kept in
+        :attr:`earlier_sets` for it."""
         self.session = extend if extend is not None else Session(format=format)
         self.session.describe = describe
         self.pool = self.session.table.pool
@@ -53,7 +58,10 @@ class SessionBuilder:
         """Interns a string (returns its id); ``pool.index.get`` first is faster on a hit."""
         self.rows: list[Any] = []
         """Pending rows, flat: :data:`WIDTH` values each. Hot loops may ``extend`` it directly."""
-        self.base = len(self.session.table)
+        self.origin = origin
+        self.earlier_sets: list[tuple[int, int, Any]] = []
+        """``(index, column position, value)`` set on events before :attr:`origin`, in order."""
+        self.base = origin + len(self.session.table)
         """Index of the first pending row (the table's length)."""
         self.chunk = chunk
         self.interleave = False
@@ -180,14 +188,18 @@ class SessionBuilder:
     def _set(self, i: int, pos: int, value: Any) -> None:
         if i >= self.base:
             self.rows[(i - self.base) * WIDTH + pos] = value
-        else:
+        elif i >= self.origin:
             col = getattr(self.session.table, _NAMES[pos])
-            col[i] = value
+            col[i - self.origin] = value
+        else:
+            self.earlier_sets.append((i, pos, value))
 
     def _get(self, i: int, pos: int) -> Any:
         if i >= self.base:
             return self.rows[(i - self.base) * WIDTH + pos]
-        return getattr(self.session.table, _NAMES[pos])[i]
+        if i < self.origin:
+            raise LookupError(f"event {i} is before this builder's first event ({self.origin})")
+        return getattr(self.session.table, _NAMES[pos])[i - self.origin]
 
     def set_status(self, i: int, status: str) -> None:
         """Change event ``i``'s status (a call becomes ``ok`` or ``failed`` when its result arrives)."""
@@ -268,6 +280,22 @@ class SessionBuilder:
         self.session.payloads[i] = {"reason": reason, "text": text[:2000]}
         return i
 
+    def join(self, part: EventTable, earlier_sets: list[tuple[int, int, Any]]) -> None:
+        """Append the events another builder read, whose ``origin`` was this one's :attr:`count`
+        (in another process, with its own string pool), and the changes it made to events before
+        them (its :attr:`earlier_sets`)."""
+        self.flush()
+        t = self.session.table
+        ids = np.fromiter((self.intern(v) for v in part.pool.values), dtype=np.int64)
+        for name, code in (*COLUMNS[1:], COLUMNS[0]):  # kind last: the length is never ahead
+            col = getattr(part, name)
+            if name in INTERNED:  # the part's pool ids -> this pool's
+                col = array(code, ids[np.frombuffer(col, dtype=code)].astype(code).tobytes())
+            getattr(t, name).extend(col)
+        for i, pos, value in earlier_sets:
+            self._set(i, pos, int(ids[value]) if _NAMES[pos] in INTERNED else value)
+        self.base = self.origin + len(t)
+
     # -- chunks and the end ----------------------------------------------------------------------
     def due(self) -> bool:
         """True when a chunk's worth of rows is pending (an importer yields then)."""
@@ -278,7 +306,7 @@ class SessionBuilder:
         if self.rows:
             self.session.table.extend_rows(self.rows)
             self.rows = []
-            self.base = len(self.session.table)
+            self.base = self.origin + len(self.session.table)
         if self.measured_rows and self.session.measures is not None:
             self.session.measures.extend(self.measured_rows)
             self.measured_rows = []

@@ -1,0 +1,283 @@
+"""A big journal read in two parts at once, on two cores.
+
+CPython reads a journal on one core, and its per-record Python (chain checks, the event row) costs
+several times the JSON parse. For a v1 file of at least :data:`MIN_BYTES`, :func:`._read.read_journal`
+starts this module as a child process on the file's second part. The child finds the first intact
+record after the cut it was given, *assumes* the records before it are what a journal almost always
+is (an unbroken chain from the file's first record: lsns dense, no damage, one agent) and reads on
+from there with the same loop the parent runs (:class:`._read.Reading`), into a builder whose event
+indices start where the parent's will end (``SessionBuilder(origin=...)``).
+
+The parent reads up to the cut. If what it holds there is what the child assumed (:meth:`Part.fits`),
+it joins the child's events and state on (:meth:`Part.join`); otherwise, or if the child failed,
+it reads on itself from the record it stopped at, as if the child had never run. Either way the
+session is the one a single read gives (``tests/importers/test_walkback_split.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from walkback.journal import hashcheck
+from walkback.journal.reader import BOM, Scanner, ScanState
+from walkback.journal.record import FORMAT_VERSION, line_hash
+from walkback.journal.scanresult import ScanResult
+from walkback.timeline.session import RecoveryFinding
+from walkback.timeline.table import EventTable
+
+if TYPE_CHECKING:
+    from ._read import Reading, Refs, RemappedRefs
+
+MIN_BYTES = 64 << 20
+"""Files smaller than this are read in one part (a child's start-up, ~0.5 s, would not pay)."""
+CHILD_SHARE = 0.5
+"""The share of the file the child reads."""
+CHILD = f"import sys; from {__name__} import main; sys.exit(main(sys.argv[1]))"
+LOOK_AHEAD = 64
+"""Lines after the cut the child tries before it gives up finding an intact record to start at."""
+
+
+class Tail:
+    """The child process reading the file from about :attr:`hint` on."""
+
+    def __init__(self, jpath: Path, hint: int, job: dict[str, Any]) -> None:
+        self.path = jpath
+        self.hint = hint
+        """Byte offset the parent stops at: the first record at or after it is the child's."""
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [sys.executable, "-P", "-c", CHILD, json.dumps(job)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    @classmethod
+    def start(cls, jpath: Path, *, first_index: int, src: int, parent: str | None) -> Tail | None:
+        """A child for the rest of ``jpath``, if it is a v1 file big enough to gain from one."""
+        try:
+            size = jpath.stat().st_size
+            if size < MIN_BYTES or not hashcheck.core_free():
+                return None
+            with open(jpath, "rb") as f:
+                if not f.read(16).removeprefix(BOM).startswith(b'{"v":1,'):
+                    return None
+            hint = int(size * (1 - CHILD_SHARE))
+            job = {"path": str(jpath), "hint": hint, "first_index": first_index, "src": src, "parent": parent}
+            return cls(jpath, hint, job)
+        except OSError:
+            return None
+
+    def result(self) -> Part | None:
+        """The child's part once it has read it, or None if it could not."""
+        proc = self.proc
+        if proc is None or proc.stdout is None:
+            return None
+        try:
+            data = proc.stdout.read()
+            if proc.wait() != 0 or not data:
+                return None
+            part = pickle.loads(data)  # noqa: S301 - our own child process, started above
+        except (OSError, pickle.UnpicklingError, EOFError):
+            return None
+        finally:
+            self.close()
+        return part if isinstance(part, Part) else None
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+            self.proc = None
+
+
+@dataclass
+class Part:
+    """What the child read from :attr:`cut` on, with what it assumed about the records before."""
+
+    cut: int
+    """Byte offset of the record the child started at."""
+    line: int
+    lsn: int
+    prev: str
+    first_index: int
+    first_lsn: int
+    agent_id: str
+    table: EventTable
+    earlier_sets: list[tuple[int, int, Any]]
+    payloads: dict[int, dict[str, Any]]
+    gated: dict[int, int]
+    last_committed_lsn: int | None
+    recovered: bool
+    findings: list[RecoveryFinding]
+    brief: str
+    refs: Refs | RemappedRefs
+    children: list[tuple[Path, int]]
+    outcomes: dict[str, str]
+    ended: str
+    n: int
+    shown_damage: int
+    result: ScanResult
+    state: ScanState
+
+    def fits(self, r: Reading, res: ScanResult) -> bool:
+        """Whether the parent, stopped at the record ``r.held``, is where the child assumed it to be:
+        that record is the child's first, taken on the chain with nothing damaged before it (so the
+        chain before it is unbroken), lsns dense from the file's first record, the same agent."""
+        from ._read import Refs
+
+        held, refs = r.held, r.refs
+        return (
+            held is not None
+            and (held.offset, held.line, held.lsn) == (self.cut, self.line, self.lsn)
+            and not held.after_gap
+            and held.data.get("prev") == self.prev
+            and res.dialect == "v1"
+            and not res.corrupt
+            and isinstance(refs, Refs)
+            and (refs.first, refs.base, refs.next) == (self.first_index, self.first_lsn, self.lsn)
+            and not refs.sparse
+            and refs.sealed == (0, 0, 0)
+            and r.n == self.lsn - self.first_lsn
+            and r.shown_damage == 0
+            and r.agent_id == self.agent_id
+            and r.b.count == self.first_index + r.n
+        )
+
+    def join(self, r: Reading, res: ScanResult) -> ScanState:
+        """Take the child's events and state into the parent's reading ``r`` and scan result
+        ``res``; returns the scan state a later read of the file resumes from."""
+        b = r.b
+        b.join(self.table, self.earlier_sets)
+        s = b.session
+        s.payloads.update(self.payloads)
+        s.gated.update(self.gated)
+        if self.last_committed_lsn is not None:
+            s.last_committed_lsn = self.last_committed_lsn
+        s.recovered = s.recovered or self.recovered
+        s.recovery_findings.extend(self.findings)
+        s.brief = self.brief or s.brief
+        r.refs, r.n, r.shown_damage = self.refs, self.n, self.shown_damage
+        r.ended = self.ended or r.ended
+        r.children.extend(self.children)
+        r.outcomes.update(self.outcomes)
+        part = self.result
+        res.records = self.lsn - self.first_lsn + part.records
+        res.last_lsn, res.last_h = part.last_lsn, part.last_h
+        res.valid_end, res.valid_line, res.file_size = part.valid_end, part.valid_line, part.file_size
+        res.corrupt.extend(part.corrupt)
+        res.torn.extend(part.torn)
+        snap = replace(res, torn=[], corrupt=list(res.corrupt))
+        st = self.state
+        return ScanState(st.path, st.offset, st.line, snap, st.chain.resumed(snap), st.anchor, st.file_id)
+
+
+# -- the child ----------------------------------------------------------------------------------
+def read_part(jpath: Path, hint: int, *, first_index: int, src: int, parent: str | None) -> Part | None:
+    """Read ``jpath`` from the first intact record at or after byte ``hint`` (see the module
+    docstring); None if there is none nearby or the file does not start with a record."""
+    from walkback.timeline.builder import SessionBuilder
+
+    from ._details import details
+    from ._read import _NO_STOP, Reading, Refs
+    from ._vocab import NAME
+
+    with open(jpath, "rb") as f:
+        first = _record(f.readline().removeprefix(BOM))
+        if first is None or hint <= 0:
+            return None
+        f.seek(hint - 1)
+        f.readline()  # to the start of the first line at or after the hint
+        for _ in range(LOOK_AHEAD):
+            cut = f.tell()
+            at = _record(f.readline())
+            if at is not None:
+                break
+        else:
+            return None
+        f.seek(0)
+        lines = sum(f.read(min(1 << 22, cut - k)).count(b"\n") for k in range(0, cut, 1 << 22))
+    first_lsn, lsn = first["lsn"], at["lsn"]
+    if not first_lsn < lsn:
+        return None
+    b = SessionBuilder(NAME, describe=details, origin=first_index + lsn - first_lsn)
+    r = Reading(b, jpath, src, parent, None, None, None)
+    refs = r.refs = Refs(first_index, dense=True)
+    refs.base, refs.next = first_lsn, lsn
+    r.agent_id = str(first.get("agent") or ("main" if parent is None else f"agent-{src}"))
+    r.agent_aid = b.pool.id(r.agent_id)
+    r.n = lsn - first_lsn
+    scanner = Scanner(jpath, resume=replace(ScanState.before(jpath, cut, at), line=lines), hash_end=0)
+    for _ in r.records(scanner.result, iter(scanner), stop=_NO_STOP):
+        pass
+    b.flush()
+    s = b.session
+    return Part(
+        cut=cut,
+        line=lines + 1,
+        lsn=lsn,
+        prev=at["prev"],
+        first_index=first_index,
+        first_lsn=first_lsn,
+        agent_id=r.agent_id,
+        table=s.table,
+        earlier_sets=b.earlier_sets,
+        payloads=s.payloads,
+        gated=s.gated,
+        last_committed_lsn=s.last_committed_lsn,
+        recovered=s.recovered,
+        findings=s.recovery_findings,
+        brief=s.brief,
+        refs=r.refs,
+        children=r.children,
+        outcomes=r.outcomes,
+        ended=r.ended,
+        n=r.n,
+        shown_damage=r.shown_damage,
+        result=scanner.result,
+        state=scanner.state,
+    )
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    """A whole v1 line whose own hash verifies, parsed; else None."""
+    if not line.endswith(b"\n"):
+        return None
+    body = line[:-1]
+    stored, computed = line_hash(body)
+    if stored is None or stored != computed:
+        return None
+    try:
+        rec = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not (
+        isinstance(rec, dict)
+        and rec.get("v") == FORMAT_VERSION
+        and type(rec.get("lsn")) is int
+        and isinstance(rec.get("prev"), str)
+    ):
+        return None
+    return rec
+
+
+def main(arg: str) -> int:
+    """The child (:data:`CHILD`): read the part ``arg`` (JSON) names, write it pickled to stdout."""
+    job = json.loads(arg)
+    part = read_part(
+        Path(job["path"]), job["hint"], first_index=job["first_index"], src=job["src"], parent=job["parent"]
+    )
+    if part is None:
+        return 1
+    sys.stdout.buffer.write(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
+    return 0
+

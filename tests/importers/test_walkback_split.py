@@ -1,0 +1,196 @@
+"""A journal read in two parts at once (importers/walkback_journal/_split.py) is the session a single
+read gives: events, facts, string pool and the state a live follow resumes from, wherever the cut
+falls, with or without damage before or after it."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from walkback.importers.walkback_journal import _split
+from walkback.journal.testing import synth_journal
+from walkback.timeline.session import Session
+
+from walkback import importers
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "viewer"))
+from sample_runs import build_run, grow  # noqa: E402
+from test_incremental_chunks import facts, rows  # noqa: E402
+
+
+@dataclass
+class Spy:
+    """How each split read of a file ended: ``joined`` (the child's part taken) or ``read on``."""
+
+    reads: list[tuple[Path, str]] = field(default_factory=list)
+
+    def of(self, journal: Path) -> list[str]:
+        return [how for path, how in self.reads if path == journal]
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
+    seen = Spy()
+    join = _split.Part.join
+
+    def joined(self: _split.Part, *a: Any) -> Any:
+        seen.reads[-1] = (seen.reads[-1][0], "joined")
+        return join(self, *a)
+
+    def asking(result: Any) -> Any:
+        def asked(self: _split.Tail) -> _split.Part | None:
+            seen.reads.append((self.path, "read on"))
+            return result(self)
+
+        return asked
+
+    monkeypatch.setattr(_split.Part, "join", joined)
+    for cls in (_split.Tail, InProcess):
+        monkeypatch.setattr(cls, "result", asking(cls.result))
+    monkeypatch.setattr(_split, "MIN_BYTES", 0)
+    return seen
+
+
+class InProcess(_split.Tail):
+    """The child's work done in this process (pickled both ways as the child's is), so a sweep over
+    every cut does not start a process per cut; :func:`test_a_real_child_process_reads_the_tail`
+    covers the real one."""
+
+    def __init__(self, jpath: Path, hint: int, job: dict[str, Any]) -> None:
+        self.path, self.hint, self.job, self.proc = jpath, hint, job, None
+
+    def result(self) -> _split.Part | None:
+        j = self.job
+        part = _split.read_part(
+            Path(j["path"]), j["hint"], first_index=j["first_index"], src=j["src"], parent=j["parent"]
+        )
+        return pickle.loads(pickle.dumps(part)) if part is not None else None
+
+
+def follow_state(s: Session) -> list[tuple[object, ...]]:
+    """What a live follow resumes from, per file, as plain values."""
+    out = []
+    for path, f in s.follow.items():
+        st = f.state
+        res = {k: v for k, v in vars(st.result).items() if k != "path"}
+        chain = (st.chain.last_h, st.chain.expect, st.chain.after_gap, sorted(st.chain.bad_hashes))
+        out.append(
+            (path, f.src, f.agent_id, f.agent_aid, f.records, f.shown_damage, f.torn, f.waiting, f.ended)
+            + (st.offset, st.line, st.anchor, repr(res), chain, refs_state(f.refs))
+        )
+    return out
+
+
+def refs_state(refs: Any) -> tuple[object, ...]:
+    """A file's lsn index as plain values (the index remapped by interleaving holds the one before)."""
+    if hasattr(refs, "new_of"):
+        return ("remapped", refs_state(refs.old), list(refs.new_of), refs.later)
+    return (refs.first, refs.base, refs.next, refs.sparse, refs.sealed)
+
+
+def same(a: Session, b: Session) -> None:
+    assert rows(a) == rows(b)
+    assert facts(a) == facts(b)
+    assert a.table.pool.values == b.table.pool.values
+    assert a.payloads == b.payloads
+    assert follow_state(a) == follow_state(b)
+
+
+def one_read(path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
+    with monkeypatch.context() as m:
+        m.setattr(_split, "MIN_BYTES", 1 << 62)
+        return importers.load(path)
+
+
+def line_starts(journal: Path) -> list[int]:
+    data = journal.read_bytes()
+    return [0] + [k + 1 for k, c in enumerate(data) if c == 10 and k + 1 < len(data)]
+
+
+def cut_at(monkeypatch: pytest.MonkeyPatch, journal: Path, offset: int) -> None:
+    """Make the parent hand the child the part from byte ``offset`` on."""
+    size = journal.stat().st_size
+    monkeypatch.setattr(_split, "CHILD_SHARE", 1 - (offset + 0.5) / size)
+
+
+@pytest.mark.parametrize("shape", ["crashed", "recovered-torn", "completed"])
+def test_every_cut_gives_the_session_one_read_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, shape: str
+) -> None:
+    run = build_run(
+        tmp_path, crashed=shape != "completed", recovered=shape == "recovered-torn", torn="torn" in shape
+    )
+    whole = one_read(run.dir, monkeypatch)
+    monkeypatch.setattr(_split, "Tail", InProcess)
+    starts = line_starts(run.journal)
+    for offset in starts[1:]:
+        cut_at(monkeypatch, run.journal, offset)
+        same(importers.load(run.dir), whole)
+    # the parent never reaches the torn last line: it finishes the read alone
+    torn = 1 if "torn" in shape else 0
+    assert spy.of(run.journal) == ["joined"] * (len(starts) - 1 - torn)
+    # completions, approvals, spawns and recovery records fall on both sides of some cut
+    assert whole.gated and whole.agents["helper"].outcome == "completed"
+    assert not torn or (whole.recovered and whole.recovery_findings and whole.integrity.torn_tail)
+
+
+@pytest.mark.parametrize("where", ["before", "at", "after"])
+def test_damage_on_either_side_of_the_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, where: str
+) -> None:
+    path = tmp_path / "run" / "journal.jsonl"
+    path.parent.mkdir()
+    synth_journal(path, 400)
+    starts = line_starts(path)
+    damaged = {"before": 100, "at": 200, "after": 300}[where]
+    data = bytearray(path.read_bytes())
+    data[starts[damaged] + 20] ^= 0x01  # one bit: the line no longer matches its hash
+    path.write_bytes(bytes(data))
+    whole = one_read(path, monkeypatch)
+    assert whole.integrity.chain == "broken" and whole.integrity.skipped
+    monkeypatch.setattr(_split, "Tail", InProcess)
+    cut_at(monkeypatch, path, starts[200])
+    same(importers.load(path), whole)
+    # the parent reads on itself when what it holds at the cut is not what the child assumed
+    assert spy.of(path) == ["joined" if where == "after" else "read on"]
+
+
+def test_a_real_child_process_reads_the_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy) -> None:
+    run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
+    grow(run, 3000)
+    whole = one_read(run.dir, monkeypatch)
+    split = importers.load(run.dir)
+    assert spy.of(run.journal) == ["joined"]
+    same(split, whole)
+    assert len(split) > 3000
+
+
+def test_a_live_follow_goes_on_from_where_the_child_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy
+) -> None:
+    run = build_run(tmp_path, crashed=True, recovered=False, torn=False)
+    grow(run, 50)
+    single = one_read(run.dir, monkeypatch)
+    monkeypatch.setattr(_split, "Tail", InProcess)
+    split = importers.load(run.dir)
+    assert spy.of(run.journal) == ["joined"]
+    grow(run, 20)
+    grown, grown_single = importers.extend(split), importers.extend(single)
+    assert grown is not None and grown_single is not None
+    same(grown, grown_single)
+    fresh = one_read(run.dir, monkeypatch)
+    assert rows(grown) == rows(fresh) and facts(grown) == facts(fresh)
+
+
+def test_a_child_that_fails_costs_time_not_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy
+) -> None:
+    run = build_run(tmp_path, crashed=True, recovered=True, torn=True)
+    whole = one_read(run.dir, monkeypatch)
+    monkeypatch.setattr(_split, "CHILD", "import sys; sys.exit(3)")
+    same(importers.load(run.dir), whole)
+    assert spy.of(run.journal) == ["read on"]
