@@ -1,8 +1,8 @@
 """Hash verification on a second core, for big journals (run as a script by journal.hashcheck).
 
-Usage: python -I _hashworker.py PATH OFFSET [END]
+Usage: python -I _hashworker.py PATH OFFSET
 
-Reads PATH from OFFSET (up to the line that starts at END, if given), splits it into lines exactly as the reader does (on ``\\n``; a last line
+Reads PATH from OFFSET, splits it into lines exactly as the reader does (on ``\\n``; a last line
 without one is left out) and writes, per line, a little-endian uint16 to stdout: 0x8000 | (line
 length with its newline & 0x7FFF) when the line ends in ``,"h":"<64 hex>"}`` and those 64 hex
 digits are the sha256 of the bytes before that suffix, else 0. The length tag lets the reader
@@ -19,16 +19,14 @@ SUFFIX = len(MARK) + 64 + 2
 BLOCK = 1 << 22
 
 
-def main(path: str, offset: int, end: int | None = None) -> None:
+def main(path: str, offset: int) -> None:
     sha = hashlib.sha256
     hexlify = binascii.hexlify
     out = sys.stdout.buffer
     with open(path, "rb") as f:
         f.seek(offset)
         carry = b""
-        left = -1 if end is None else end - offset
-        while block := f.read(BLOCK if left < 0 else min(BLOCK, left)):
-            left -= len(block)
+        while block := f.read(BLOCK):
             lines = block.split(b"\n")
             lines[0] = carry + lines[0]
             carry = lines.pop()
@@ -50,6 +48,6 @@ def main(path: str, offset: int, end: int | None = None) -> None:
 
 if __name__ == "__main__":
     try:
-        main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)
+        main(sys.argv[1], int(sys.argv[2]))
     except (BrokenPipeError, KeyboardInterrupt):
         pass

@@ -25,10 +25,9 @@ WORKER = Path(__file__).with_name("_hashworker.py")
 class HashWorker:
     """The child process and the stream of its per-line tags."""
 
-    def __init__(self, path: Path, offset: int, end: int | None = None) -> None:
-        until = [] if end is None else [str(end)]
+    def __init__(self, path: Path, offset: int) -> None:
         self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER), str(path), str(offset), *until],
+            [sys.executable, "-I", str(WORKER), str(path), str(offset)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -73,13 +72,11 @@ def core_free() -> bool:
     return (os.cpu_count() or 1) >= 2
 
 
-def start(path: Path, offset: int, size: int, end: int | None = None) -> HashWorker | None:
-    """A worker for ``path`` from ``offset`` (to ``end``, or the end of the file), if that is big
-    enough to gain from one. Lines after ``end`` are then hashed in-process."""
-    stop = size if end is None else min(end, size)
-    if stop - offset < MIN_BYTES or not core_free():
+def start(path: Path, offset: int, size: int) -> HashWorker | None:
+    """A worker for the rest of ``path`` from ``offset``, if it is big enough to gain from one."""
+    if size - offset < MIN_BYTES or not core_free():
         return None
     try:
-        return HashWorker(path, offset, end)
+        return HashWorker(path, offset)
     except OSError:
         return None

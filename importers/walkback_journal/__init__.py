@@ -47,8 +47,9 @@ class WalkbackJournal:
         if not followed or any(f.torn for f in followed):
             raise MustReread("the last read ended on a torn line: read it again whole")
         for f in followed:
-            yield from read_journal(b, f.jpath, parent=f.parent, spawned_by=f.spawned_by, stores=f.stores,
-                                    resume=f)
+            yield from read_journal(
+                b, f.jpath, parent=f.parent, spawned_by=f.spawned_by, stores=f.stores, resume=f
+            )
 
     details = staticmethod(details)
 

@@ -5,7 +5,7 @@ several times the JSON parse. For a v1 file of at least :data:`MIN_BYTES`, :func
 starts this module as a child process on the file's second part. The child finds the first intact
 record after the cut it was given, *assumes* the records before it are what a journal almost always
 is (an unbroken chain from the file's first record: lsns dense, no damage, one agent) and reads on
-from there with the same loop the parent runs (:class:`._read.Reading`), into a builder whose event
+from there with the same loop the parent runs (:class:`._reading.Reading`), into a builder whose event
 indices start where the parent's will end (``SessionBuilder(origin=...)``).
 
 The parent reads up to the cut. If what it holds there is what the child assumed (:meth:`Part.fits`),
@@ -22,19 +22,20 @@ import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
-
 from walkback.journal import hashcheck
 from walkback.journal.reader import BOM, Scanner, ScanState
 from walkback.journal.record import FORMAT_VERSION, line_hash
 from walkback.journal.scanresult import ScanResult
+from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.session import RecoveryFinding
 from walkback.timeline.table import EventTable
 
-if TYPE_CHECKING:
-    from ._read import Reading, Refs, RemappedRefs
+from ._details import details
+from ._reading import NO_STOP, Reading, Refs, RemappedRefs
+from ._vocab import NAME
 
 MIN_BYTES = 64 << 20
 """Files smaller than this are read in one part (a child's start-up, ~0.5 s, would not pay)."""
@@ -81,10 +82,9 @@ class Tail:
         if proc is None or proc.stdout is None:
             return None
         try:
-            data = proc.stdout.read()
-            if proc.wait() != 0 or not data:
+            part = pickle.load(proc.stdout)  # noqa: S301 - our own child process, started above
+            if proc.wait() != 0:
                 return None
-            part = pickle.loads(data)  # noqa: S301 - our own child process, started above
         except (OSError, pickle.UnpicklingError, EOFError):
             return None
         finally:
@@ -133,8 +133,6 @@ class Part:
         """Whether the parent, stopped at the record ``r.held``, is where the child assumed it to be:
         that record is the child's first, taken on the chain with nothing damaged before it (so the
         chain before it is unbroken), lsns dense from the file's first record, the same agent."""
-        from ._read import Refs
-
         held, refs = r.held, r.refs
         return (
             held is not None
@@ -185,12 +183,6 @@ class Part:
 def read_part(jpath: Path, hint: int, *, first_index: int, src: int, parent: str | None) -> Part | None:
     """Read ``jpath`` from the first intact record at or after byte ``hint`` (see the module
     docstring); None if there is none nearby or the file does not start with a record."""
-    from walkback.timeline.builder import SessionBuilder
-
-    from ._details import details
-    from ._read import _NO_STOP, Reading, Refs
-    from ._vocab import NAME
-
     with open(jpath, "rb") as f:
         first = _record(f.readline().removeprefix(BOM))
         if first is None or hint <= 0:
@@ -216,8 +208,8 @@ def read_part(jpath: Path, hint: int, *, first_index: int, src: int, parent: str
     r.agent_id = str(first.get("agent") or ("main" if parent is None else f"agent-{src}"))
     r.agent_aid = b.pool.id(r.agent_id)
     r.n = lsn - first_lsn
-    scanner = Scanner(jpath, resume=replace(ScanState.before(jpath, cut, at), line=lines), hash_end=0)
-    for _ in r.records(scanner.result, iter(scanner), stop=_NO_STOP):
+    scanner = Scanner(jpath, resume=replace(ScanState.before(jpath, cut, at), line=lines), hash_worker=False)
+    for _ in r.records(scanner.result, iter(scanner), stop=NO_STOP):
         pass
     b.flush()
     s = b.session
@@ -280,4 +272,3 @@ def main(arg: str) -> int:
         return 1
     sys.stdout.buffer.write(pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL))
     return 0
-

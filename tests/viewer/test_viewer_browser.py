@@ -271,11 +271,18 @@ def test_the_filter_menu_is_built_when_opened_and_narrows_the_list(screen) -> No
     assert not screen.selenium.find_elements(By.CSS_SELECTOR, ".q-select[title], .q-menu .q-select")
     more = screen.find_by_css("button[title='filter by kind, agent, tool, file, status']")
     more.click()
-    kind = screen.find_by_css(".q-menu .q-select")  # waits for the menu and its first select
-    deadline = time.monotonic() + 5
-    while "kind" not in kind.text and time.monotonic() < deadline:  # shown once the menu has opened
+    screen.find_by_css(".q-menu .q-select")  # waits for the menu and its first select
+
+    def kind_select() -> WebElement | None:
+        """The menu's kind select once a person can see it (found afresh: the menu's content
+        arrives from the server after it opens, and may move while it settles)."""
+        sels = screen.selenium.find_elements(By.CSS_SELECTOR, ".q-menu .q-select")
+        return next((s for s in sels if "kind" in s.text), None)
+
+    deadline = time.monotonic() + 10
+    while (kind := kind_select()) is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert "kind" in kind.text
+    assert kind is not None, "the filter menu shows no kind select"
     kind.click()
 
     def option(text: str) -> WebElement | None:
