@@ -8,13 +8,13 @@ a view actually shows, the details by the importer that read the session, from t
 from __future__ import annotations
 
 import math
-from array import array
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .details import Detail, Integrity, Other
 from .kinds import COMPLETING, KIND_INDEX, KINDS, PLACEHOLDER
@@ -156,15 +156,16 @@ class Session:
         """Models, tokens and file hashes, when the importer records them while it reads (else
         None: an export measures the details instead)."""
         self.describe: DetailFn = _no_detail
+        """The importer's detail builder (:meth:`detail` calls it)."""
         self.importer = format
         """The name of the importer that read the session (what extends it while it grows)."""
         self.follow: dict[Any, Any] = {}
         """The importer's state for reading what its sources append later (a live follow); each
         value has a ``copy()``."""
-        """The importer's detail builder (:meth:`detail` calls it)."""
         self._details: dict[int, Detail] = {}
-        self._completed_by: array | None = None  # type: ignore[type-arg]
-        self._rows_by_agent: dict[int, array] | None = None  # type: ignore[type-arg]
+        self._completed_by: np.ndarray | None = None
+        self._rows_by_agent: tuple[int, dict[int, tuple[np.ndarray, np.ndarray]]] | None = None
+        """For :meth:`index_of_lsn`: the table length it was made at, and per agent its rows and lsns."""
 
     def copy(self) -> Session:
         """An independent copy: later loading (or a live follow extending it) does not touch this
@@ -277,37 +278,34 @@ class Session:
         sid = t.pool.find(status) if status else None
         if status and sid is None:
             return []
-        out = []
-        for i in range(len(t)):
-            if k is not None and t.kind[i] != k:
-                continue
-            if sid is not None and t.status[i] != sid:
-                continue
-            out.append(i)
-        return out
+        n = len(t)
+        keep = np.ones(n, dtype=bool)
+        if k is not None:
+            keep &= np.frombuffer(t.kind, dtype=np.uint8, count=n) == k
+        if sid is not None:
+            keep &= np.frombuffer(t.status, dtype=np.uint32, count=n) == sid
+        return np.flatnonzero(keep).tolist()
 
     def pending(self) -> list[int]:
         """Tool calls (intents) that have no completing event."""
         return self.indices_where(kind="tool_call", status="pending")
 
     def kinds(self) -> dict[str, int]:
-        counts = [0] * len(KINDS)
-        for k in self.table.kind:
-            counts[k] += 1
-        return {KINDS[i]: n for i, n in enumerate(counts) if n}
+        counts = np.bincount(np.frombuffer(self.table.kind, dtype=np.uint8), minlength=len(KINDS))
+        return {KINDS[i]: int(n) for i, n in enumerate(counts) if n}
 
     def completion_of(self, i: int) -> int | None:
         """Index of the event that completes event ``i`` (the commit of an intent), if any."""
         if self._completed_by is None or len(self._completed_by) != len(self):
-            done = array("q", [-1]) * len(self)
-            ref = self.table.ref
-            kind = self.table.kind
-            for j in range(len(ref)):
-                r = ref[j]
-                if r >= 0 and done[r] < 0 and kind[j] in COMPLETING:
-                    done[r] = j
+            n = len(self)
+            ref = np.frombuffer(self.table.ref, dtype=np.int64, count=n)
+            kind = np.frombuffer(self.table.kind, dtype=np.uint8, count=n)
+            by = np.flatnonzero((ref >= 0) & (ref < n) & np.isin(kind, list(COMPLETING)))
+            done = np.full(n, -1, dtype=np.int64)
+            refs, first = np.unique(ref[by], return_index=True)  # the first completing event wins
+            done[refs] = by[first]
             self._completed_by = done
-        j = self._completed_by[i]
+        j = int(self._completed_by[i])
         return j if j >= 0 else None
 
     def index_of_lsn(self, lsn: int, agent: str | None = None) -> int | None:
@@ -318,22 +316,16 @@ class Session:
         aid = t.pool.find(agent)
         if aid is None:
             return None
-        if self._rows_by_agent is None:
-            rows: dict[int, array] = {}  # type: ignore[type-arg]
-            for i in range(len(t)):
-                a = t.agent[i]
-                r = rows.get(a)
-                if r is None:
-                    r = rows[a] = array("q")
-                r.append(i)
-            self._rows_by_agent = rows
-        rows_a = self._rows_by_agent.get(aid)
-        if not rows_a:
-            return None
-        k = bisect_left(rows_a, lsn, key=lambda j: t.lsn[j])
-        if k < len(rows_a) and t.lsn[rows_a[k]] == lsn:
-            return int(rows_a[k])
-        return None
+        if self._rows_by_agent is None or self._rows_by_agent[0] != len(t):
+            self._rows_by_agent = (len(t), {})
+        found = self._rows_by_agent[1].get(aid)
+        if found is None:
+            n = len(t)
+            rows = np.flatnonzero(np.frombuffer(t.agent, dtype=np.uint32, count=n) == aid)
+            found = self._rows_by_agent[1][aid] = (rows, np.frombuffer(t.lsn, dtype=np.int64, count=n)[rows])
+        rows, lsns = found
+        k = int(np.searchsorted(lsns, lsn))
+        return int(rows[k]) if k < len(rows) and lsns[k] == lsn else None
 
 
 def parse_time(value: Any) -> float:

@@ -74,8 +74,11 @@ def file_change(session: Session, i: int) -> FileChange | None:
 def _merge(call: FileEdit, result: FileEdit) -> FileEdit:
     """The call's edit completed by what the result adds (a text, a patch, a verified hash)."""
     update: dict[str, object] = {
-        k: v for k in FileEdit.model_fields if k != "path"
-        and (v := getattr(result, k)) not in (None, [], "") and getattr(call, k) in (None, [], "")
+        k: v
+        for k in FileEdit.model_fields
+        if k != "path"
+        and (v := getattr(result, k)) not in (None, [], "")
+        and getattr(call, k) in (None, [], "")
     }
     if result.post:
         update["post"] = result.post
@@ -141,7 +144,8 @@ def approvals(session: Session) -> list[Approval]:
     req = KIND_INDEX["approval_request"]
     dec = KIND_INDEX["approval_decision"]
     out: dict[int, Approval] = {}
-    for i in range(len(t)):
+    kinds = np.frombuffer(t.kind, dtype=np.uint8, count=len(t))
+    for i in np.flatnonzero((kinds == req) | (kinds == dec)).tolist():
         k = t.kind[i]
         if k == req:
             d = session.detail(i)

@@ -39,7 +39,7 @@ from ._vocab import NAME
 
 MIN_BYTES = 64 << 20
 """Files smaller than this are read in one part (a child's start-up, ~0.5 s, would not pay)."""
-CHILD_SHARE = 0.5
+CHILD_SHARE = 0.46
 """The share of the file the child reads."""
 CHILD = f"import sys; from {__name__} import main; sys.exit(main(sys.argv[1]))"
 LOOK_AHEAD = 64

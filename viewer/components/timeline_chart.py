@@ -64,7 +64,8 @@ CATEGORY_OF = np.zeros(len(KINDS), dtype=np.int64)
 for _k, _cat in enumerate(CATEGORIES):
     for _kind in _cat.kinds:
         CATEGORY_OF[KIND_INDEX[_kind]] = _k
-ROW_OF = np.array([c.row for c in CATEGORIES])
+ROW_OF_KIND = np.array([c.row for c in CATEGORIES], dtype=np.float64)[CATEGORY_OF]
+"""Each kind's row within its agent's lane."""
 ALWAYS = np.array([KIND_INDEX[k] for k in ("agent_spawn", "agent_end", "recovery", "integrity", "error")])
 CLICK_JS = "(e) => emit({s: e.points && e.points.length ? e.points[0].customdata : null})"
 RELAYOUT_JS = (
@@ -90,7 +91,7 @@ class Axis:
         self.use_time = self.has_time and not by_step
         self.x = c.ts * 1000.0 if self.use_time else np.arange(1, c.n + 1, dtype=np.float64)
         vals = session.table.pool.values
-        present = [int(a) for a in np.unique(c.agent)] if c.n else []
+        present = np.flatnonzero(np.bincount(c.agent)).tolist() if c.n else []
         ordered = [a for a in session.agents if session.table.pool.find(a) in present]
         ordered += [vals[a] for a in present if vals[a] not in ordered]
         self.lanes = ordered
@@ -100,7 +101,7 @@ class Axis:
             if code is not None:
                 lane_of[code] = k
         self.lane = lane_of[c.agent] if c.n else np.zeros(0)
-        self.y = self.lane + ROW_OF[CATEGORY_OF[c.kind]] if c.n else np.zeros(0)
+        self.y = self.lane + ROW_OF_KIND[c.kind] if c.n else np.zeros(0)
 
     def at(self, i: int) -> float:
         return float(self.x[i])
@@ -196,9 +197,9 @@ def _density(axis: Axis, in_range: np.ndarray) -> dict[str, Any]:
     lanes = axis.lane[in_range].astype(np.int64)
     lo, hi = float(xs.min()), float(xs.max())
     edges = np.linspace(lo, hi if hi > lo else lo + 1.0, DENSITY_BINS + 1)
-    z = np.zeros((len(axis.lanes), DENSITY_BINS), dtype=np.int64)
     idx = np.clip(np.searchsorted(edges, xs, side="right") - 1, 0, DENSITY_BINS - 1)
-    np.add.at(z, (lanes, idx), 1)
+    cells = len(axis.lanes) * DENSITY_BINS
+    z = np.bincount(lanes * DENSITY_BINS + idx, minlength=cells).reshape(len(axis.lanes), DENSITY_BINS)
     return {
         "type": "heatmap",
         "name": "density",
