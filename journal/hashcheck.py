@@ -57,12 +57,17 @@ class HashWorker:
         return tags
 
     def close(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            if self.proc.stdout is not None:
-                self.proc.stdout.close()
-            self.proc = None
+        stop(self.proc)
+        self.proc = None
+
+
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """End a helper process of a read (it may still be running) and close its pipe."""
+    if proc is not None:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def core_free() -> bool:

@@ -73,6 +73,19 @@ def line_hash(line: bytes) -> tuple[str | None, str | None]:
         return None, computed
 
 
+def intact(line: bytes) -> dict[str, Any] | None:
+    """A line (without its newline) whose own hash verifies, parsed, if it is an object with an
+    integer ``lsn``; else None. What a reader that starts in the middle of a file looks for."""
+    stored, computed = line_hash(line)
+    if stored is None or stored != computed:
+        return None
+    try:
+        rec = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return rec if isinstance(rec, dict) and type(rec.get("lsn")) is int else None
+
+
 def sha256_bytes(data: bytes) -> str:
     """Content hash in the journal's notation: ``sha256:<hex>``."""
     return "sha256:" + hashlib.sha256(data).hexdigest()

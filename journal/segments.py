@@ -29,14 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from . import failpoints
 from .chain import CONTINUED
 from .chain import SEGMENTS_DIR as SEGMENTS_DIR
 from .fileops import OS, FileOps
 from .paths import JOURNAL_NAME, journal_path
-from .record import FORMAT_VERSION, encode, line_hash, now_iso
+from .record import FORMAT_VERSION, encode, intact, now_iso
 from .scanresult import Record, ScanResult
 
 if TYPE_CHECKING:
@@ -175,7 +173,7 @@ def _continues(nxt: Path, live: Path, seg: Segment) -> bool:
     last = _last_line(live)
     if not data.endswith(b"\n") or data.count(b"\n") != 1 or last is None:
         return False
-    cont, last_rec = _intact(data[:-1]), _intact(last)
+    cont, last_rec = intact(data[:-1]), intact(last)
     if cont is None or last_rec is None or cont.get("type") != CONTINUED:
         return False
     link = cont.get("segment") or {}
@@ -184,17 +182,6 @@ def _continues(nxt: Path, live: Path, seg: Segment) -> bool:
         and cont.get("lsn") == last_rec.get("lsn", -2) + 1
         and link.get("last_lsn") == seg.last_lsn == last_rec.get("lsn")
     )
-
-
-def _intact(line: bytes) -> dict[str, Any] | None:
-    stored, computed = line_hash(line)
-    if stored is None or stored != computed:
-        return None
-    try:
-        rec = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    return rec if isinstance(rec, dict) and isinstance(rec.get("lsn"), int) else None
 
 
 def _last_line(path: Path, block: int = 1 << 16) -> bytes | None:
@@ -308,8 +295,15 @@ def _link_problems(
         return out  # damage at line 1 is already in res; seed dialects do not rotate
     first = res.first_lsn
     if seg is not None and (seg.first_lsn, seg.last_lsn) != (first, res.last_lsn) and res.intact:
-        out.append(Link(file, 1, f"named for lsn {seg.first_lsn}..{seg.last_lsn} but holds "
-                                 f"lsn {first}..{res.last_lsn} (renamed or reordered)", first))
+        out.append(
+            Link(
+                file,
+                1,
+                f"named for lsn {seg.first_lsn}..{seg.last_lsn} but holds "
+                f"lsn {first}..{res.last_lsn} (renamed or reordered)",
+                first,
+            )
+        )
     if header.get("journal_id") != journal_id:
         out.append(Link(file, 1, "journal_id differs from the run's (a file from another journal)", first))
     if prev is None:
@@ -323,11 +317,25 @@ def _link_problems(
     link = header.get("segment") or {}
     if first != pres.last_lsn + 1:
         missing = f"lsn {pres.last_lsn + 1}..{first - 1} missing" if first > pres.last_lsn + 1 else "overlap"
-        out.append(Link(file, 1, f"starts at lsn {first} after {pseg.path.name} ends at lsn "
-                                 f"{pres.last_lsn} ({missing}: a segment is missing or out of order)", first))
+        out.append(
+            Link(
+                file,
+                1,
+                f"starts at lsn {first} after {pseg.path.name} ends at lsn "
+                f"{pres.last_lsn} ({missing}: a segment is missing or out of order)",
+                first,
+            )
+        )
     elif header.get("prev") != pres.last_h or link.get("last_h") != pres.last_h:
-        out.append(Link(file, 1, f"does not chain: prev is not the hash of lsn {pres.last_lsn} "
-                                 f"(last record of {pseg.path.name})", first))
+        out.append(
+            Link(
+                file,
+                1,
+                f"does not chain: prev is not the hash of lsn {pres.last_lsn} "
+                f"(last record of {pseg.path.name})",
+                first,
+            )
+        )
     if link.get("path") != f"{SEGMENTS_DIR}/{pseg.path.name}":
         out.append(Link(file, 1, f"names segment {link.get('path')!r}, not {pseg.path.name}", first))
     return out

@@ -24,10 +24,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
 from walkback.journal import hashcheck
 from walkback.journal.reader import BOM, Scanner, ScanState
-from walkback.journal.record import FORMAT_VERSION, line_hash
+from walkback.journal.record import FORMAT_VERSION, intact
 from walkback.journal.scanresult import ScanResult
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.session import RecoveryFinding
@@ -92,12 +91,8 @@ class Tail:
         return part if isinstance(part, Part) else None
 
     def close(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            if self.proc.stdout is not None:
-                self.proc.stdout.close()
-            self.proc = None
+        hashcheck.stop(self.proc)
+        self.proc = None
 
 
 @dataclass
@@ -242,22 +237,8 @@ def read_part(jpath: Path, hint: int, *, first_index: int, src: int, parent: str
 
 def _record(line: bytes) -> dict[str, Any] | None:
     """A whole v1 line whose own hash verifies, parsed; else None."""
-    if not line.endswith(b"\n"):
-        return None
-    body = line[:-1]
-    stored, computed = line_hash(body)
-    if stored is None or stored != computed:
-        return None
-    try:
-        rec = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
-    if not (
-        isinstance(rec, dict)
-        and rec.get("v") == FORMAT_VERSION
-        and type(rec.get("lsn")) is int
-        and isinstance(rec.get("prev"), str)
-    ):
+    rec = intact(line[:-1]) if line.endswith(b"\n") else None
+    if rec is None or rec.get("v") != FORMAT_VERSION or not isinstance(rec.get("prev"), str):
         return None
     return rec
 
