@@ -20,12 +20,17 @@ from typing import Any
 import numpy as np
 import orjson
 from nicegui import events, ui
+from plotly.graph_objects import Figure  # noqa: F401 - see below
 from walkback.timeline.kinds import KIND_INDEX, KINDS, PLACEHOLDER
 from walkback.timeline.query import columns, problems_mask
 from walkback.timeline.session import Session
 from walkback.timeline.story import Crash, lsn_is_shared
 
 from .common import Component
+
+# NiceGUI's chart asks ``isinstance(figure, go.Figure)`` when it draws, and plotly imports its
+# figure classes on that first touch (~0.2 s, more without cached bytecode). Importing them with the
+# viewer puts that in the server's start rather than in the first page someone opens.
 
 MAX_MARKERS = 3000
 DENSITY_BINS = 240
