@@ -96,8 +96,8 @@ def build(store: SessionStore, *, token: str | None = None, poll: float | None =
     app.add_static_files("/static", STATIC)
     register_pages(store)
     collector = Collections()
-    app.on_startup(store.start)
-    app.on_startup(collector.start)
+    app.on_startup(collector.start)  # first: its full collection walks the start-up heap, not a
+    app.on_startup(store.start)  # session being read (and does not hold the loader up meanwhile)
     app.on_delete(collector.client_deleted)
     app.timer(CHECK_SECONDS, collector.tick)
     app.on_shutdown(store.stop)
