@@ -20,6 +20,7 @@ import json
 import pickle
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,22 @@ class Tail:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+        self._part: Part | None = None
+        self._receiver = threading.Thread(target=self._receive, name="walkback-part", daemon=True)
+        self._receiver.start()
+
+    def _receive(self) -> None:
+        """Take the child's part off the pipe as soon as it is written, while the parent still
+        reads its own (the child is done sooner, and the part is ready at the cut)."""
+        proc = self.proc
+        if proc is None or proc.stdout is None:
+            return
+        try:
+            part = pickle.load(proc.stdout)  # noqa: S301 - our own child process, started above
+            if proc.wait() == 0 and isinstance(part, Part):
+                self._part = part
+        except (OSError, ValueError, pickle.UnpicklingError, EOFError):
+            pass  # killed, or failed: the parent reads on itself
 
     @classmethod
     def start(cls, jpath: Path, *, first_index: int, src: int, parent: str | None) -> Tail | None:
@@ -77,22 +94,18 @@ class Tail:
 
     def result(self) -> Part | None:
         """The child's part once it has read it, or None if it could not."""
-        proc = self.proc
-        if proc is None or proc.stdout is None:
-            return None
-        try:
-            part = pickle.load(proc.stdout)  # noqa: S301 - our own child process, started above
-            if proc.wait() != 0:
-                return None
-        except (OSError, pickle.UnpicklingError, EOFError):
-            return None
-        finally:
-            self.close()
-        return part if isinstance(part, Part) else None
+        self._receiver.join()
+        part = self._part
+        self.close()
+        return part
 
     def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()  # a child still reading: the receiver sees the pipe end
+            self._receiver.join()
         hashcheck.stop(self.proc)
         self.proc = None
+        self._part = None
 
 
 @dataclass
