@@ -29,8 +29,6 @@ from .errors import UnusableJournal
 from .hashcheck import HashWorker
 from .record import FORMAT_VERSION, H_MARK, ZERO_HASH, line_hash
 from .scanresult import (
-    CLOSING_TYPES,
-    MAX_LSN,
     Damage,
     Record,
     ScanResult,
@@ -104,7 +102,6 @@ class V1Chain:
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         sha = hashlib.sha256
-        closing = CLOSING_TYPES
         mark = H_MARK
         suffix = SUFFIX_LEN + 1
         res = self.res
@@ -131,20 +128,16 @@ class V1Chain:
                                 or (i > 0 and line.startswith(mark, i) and h == sha(line[:i]).hexdigest())
                             )
                         ):
-                            typ = rec.get("type")
-                            if not records and typ == "run.start" and expect == 0:
+                            if not records and rec.get("type") == "run.start" and expect == 0:
                                 res.header = rec
                             records += 1
                             last_h = h
                             expect += 1
                             end, vline = offset + size, line_no
                             if emit:
-                                closes = None  # closes_by_ref(rec), inlined on this path
-                                if typ in closing:
-                                    ref = rec.get("ref")
-                                    if ref.__class__ is int and 0 <= ref <= MAX_LSN:
-                                        closes = ref
-                                yield Record(expect - 1, offset, line_no, size, rec, after_gap, closes)
+                                yield Record(
+                                    expect - 1, offset, line_no, size, rec, after_gap, closes_by_ref(rec)
+                                )
                             offset += size
                             continue
                     except (decode_error, KeyError, TypeError):

@@ -8,6 +8,7 @@ a view actually shows, the details by the importer that read the session, from t
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -116,6 +117,12 @@ class IntegrityReport:
 
 def _no_blob(name: str) -> bytes | None:
     return None
+
+
+def _view(col: array, n: int) -> np.ndarray:  # type: ignore[type-arg]
+    """A column's first ``n`` values as numpy (its dtype from the column's own type code), for the
+    length of one call: a table that grows cannot resize a column whose buffer is held."""
+    return np.frombuffer(col, dtype=col.typecode, count=n)
 
 
 def _no_detail(session: Session, i: int) -> Detail:
@@ -281,9 +288,9 @@ class Session:
         n = len(t)
         keep = np.ones(n, dtype=bool)
         if k is not None:
-            keep &= np.frombuffer(t.kind, dtype=np.uint8, count=n) == k
+            keep &= _view(t.kind, n) == k
         if sid is not None:
-            keep &= np.frombuffer(t.status, dtype=np.uint32, count=n) == sid
+            keep &= _view(t.status, n) == sid
         return np.flatnonzero(keep).tolist()
 
     def pending(self) -> list[int]:
@@ -291,15 +298,15 @@ class Session:
         return self.indices_where(kind="tool_call", status="pending")
 
     def kinds(self) -> dict[str, int]:
-        counts = np.bincount(np.frombuffer(self.table.kind, dtype=np.uint8), minlength=len(KINDS))
+        counts = np.bincount(_view(self.table.kind, len(self)), minlength=len(KINDS))
         return {KINDS[i]: int(n) for i, n in enumerate(counts) if n}
 
     def completion_of(self, i: int) -> int | None:
         """Index of the event that completes event ``i`` (the commit of an intent), if any."""
         if self._completed_by is None or len(self._completed_by) != len(self):
             n = len(self)
-            ref = np.frombuffer(self.table.ref, dtype=np.int64, count=n)
-            kind = np.frombuffer(self.table.kind, dtype=np.uint8, count=n)
+            ref = _view(self.table.ref, n)
+            kind = _view(self.table.kind, n)
             by = np.flatnonzero((ref >= 0) & (ref < n) & np.isin(kind, list(COMPLETING)))
             done = np.full(n, -1, dtype=np.int64)
             refs, first = np.unique(ref[by], return_index=True)  # the first completing event wins
@@ -321,8 +328,8 @@ class Session:
         found = self._rows_by_agent[1].get(aid)
         if found is None:
             n = len(t)
-            rows = np.flatnonzero(np.frombuffer(t.agent, dtype=np.uint32, count=n) == aid)
-            found = self._rows_by_agent[1][aid] = (rows, np.frombuffer(t.lsn, dtype=np.int64, count=n)[rows])
+            rows = np.flatnonzero(_view(t.agent, n) == aid)
+            found = self._rows_by_agent[1][aid] = (rows, _view(t.lsn, n)[rows])
         rows, lsns = found
         k = int(np.searchsorted(lsns, lsn))
         return int(rows[k]) if k < len(rows) and lsns[k] == lsn else None

@@ -159,7 +159,9 @@ def test_damage_on_either_side_of_the_cut(
     assert spy.of(path) == ["joined" if where == "after" else "read on"]
 
 
-def test_a_real_child_process_reads_the_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy) -> None:
+def test_a_real_child_process_reads_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy
+) -> None:
     run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
     grow(run, 3000)
     whole = one_read(run.dir, monkeypatch)
