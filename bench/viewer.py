@@ -3,7 +3,9 @@
 * first page / raw: time from the viewer's loader thread starting on the journal until its session
   page (with step 1) is served, requested as soon as the store has something to show (the first
   chunks, "loading…", status and integrity pending), vs a plain ``orjson.loads`` of every line of
-  the same file (goal <= 3.0); NiceGUI's own start-up, the same for every size, is excluded;
+  the same file (goal <= 3.0); NiceGUI's own start-up, the same for every size, is excluded (the
+  store is made first, as ``walkback view`` makes it, so a big journal's second reader process has
+  started and imported walkback meanwhile, as this process has; it has read nothing);
 * full page / raw: the same until the page is served from the whole journal, fully read;
 * step p95 at 1M / at 1k: server-side time to handle one "next step" key (detail, list page,
   timeline mark, URL), measured with NiceGUI's simulated user, best of 3 rounds (goal <= 1.5, and

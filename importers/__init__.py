@@ -1,7 +1,7 @@
 """Importers: the reference journal and other agents' logs, into one timeline model."""
 
-from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread
-from .registry import detect, extend, importers, load, load_chunks, parts, scores, split_part
+from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread, Prepares
+from .registry import detect, extend, importers, load, load_chunks, parts, prepare, scores, split_part
 
 __all__ = [
     "CERTAIN",
@@ -12,12 +12,14 @@ __all__ = [
     "Importer",
     "MustReread",
     "MultiSession",
+    "Prepares",
     "detect",
     "extend",
     "importers",
     "load",
     "load_chunks",
     "parts",
+    "prepare",
     "scores",
     "split_part",
 ]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Generator
 from pathlib import Path
 
-from walkback.journal.errors import JournalChanged, UnknownFormat, UnusableJournal
+from walkback.journal.errors import JournalChanged, UnknownFormat, UnusableJournal, WalkbackError
 from walkback.timeline.builder import CHUNK, SessionBuilder
 from walkback.timeline.session import Session
 
-from .base import NO, Follows, Importer, MultiSession, MustReread, head
+from .base import NO, Follows, Importer, MultiSession, MustReread, Prepares, head
 from .describe import describe_unknown
 
 PART = "#"
@@ -75,6 +75,17 @@ def parts(path: str | Path) -> list[str]:
     p, _ = split_part(path)
     imp = detect(p)
     return imp.parts(p) if isinstance(imp, MultiSession) else []
+
+
+def prepare(path: str | Path) -> None:
+    """Let the importer of ``path`` start what a coming read will use (see :class:`Prepares`)."""
+    p, _ = split_part(path)
+    try:
+        imp = detect(p)
+    except WalkbackError:
+        return  # the read itself reports it
+    if isinstance(imp, Prepares):
+        imp.prepare(p)
 
 
 def load_chunks(

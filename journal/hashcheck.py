@@ -62,12 +62,13 @@ class HashWorker:
 
 
 def stop(proc: subprocess.Popen[bytes] | None) -> None:
-    """End a helper process of a read (it may still be running) and close its pipe."""
+    """End a helper process of a read (it may still be running) and close its pipes."""
     if proc is not None:
         proc.kill()
         proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 def core_free() -> bool:

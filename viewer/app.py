@@ -153,6 +153,8 @@ def make_store(
     )
     if not store.entries:
         raise ViewerError("no journal or known agent log found here", path=paths[0] if paths else None)
+    if loader is None:  # the loader reads the first entry first: let its read start ahead
+        importers.prepare(next(iter(store.entries.values())).path)
     return store
 
 

@@ -60,8 +60,9 @@ class InProcess(_split.Tail):
     every cut does not start a process per cut; :func:`test_a_real_child_process_reads_the_tail`
     covers the real one."""
 
-    def __init__(self, jpath: Path, hint: int, job: dict[str, Any]) -> None:
-        self.path, self.hint, self.job, self.proc = jpath, hint, job, None
+    def __init__(self, jpath: Path, size: int, job: dict[str, Any]) -> None:
+        self.path, self.hint, self.proc = jpath, int(size * (1 - _split.CHILD_SHARE)), None
+        self.job = {**job, "hint": self.hint}
 
     def result(self) -> _split.Part | None:
         j = self.job
@@ -196,3 +197,89 @@ def test_a_child_that_fails_costs_time_not_events(
     monkeypatch.setattr(_split, "CHILD", "import sys; sys.exit(3)")
     same(importers.load(run.dir), whole)
     assert spy.of(run.journal) == ["read on"]
+
+
+@pytest.fixture
+def spawned(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every child process started for a split read, in order."""
+    started: list[Any] = []
+    spawn = _split._spawn
+
+    def counting() -> Any:
+        started.append(spawn())
+        return started[-1]
+
+    monkeypatch.setattr(_split, "_spawn", counting)
+    return started
+
+
+def test_a_child_started_ahead_is_the_one_that_reads_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, spawned: list[Any]
+) -> None:
+    run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
+    grow(run, 3000)
+    whole = one_read(run.dir, monkeypatch)
+    importers.prepare(run.dir)
+    importers.prepare(run.dir)  # asked twice: still one child
+    assert len(spawned) == 1 and _split._ready == {run.journal: spawned[0]}
+    assert spawned[0].poll() is None, "it waits for its job"
+    split = importers.load(run.dir)
+    assert spy.of(run.journal) == ["joined"] and not _split._ready
+    # it read the main journal's tail and exited; the subagent's journal got a child of its own
+    assert spawned[0].returncode == 0 and len(spawned) == len(split.sources) == 2
+    same(split, whole)
+
+
+def test_a_child_started_ahead_that_died_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, spawned: list[Any]
+) -> None:
+    run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
+    grow(run, 3000)
+    whole = one_read(run.dir, monkeypatch)
+    importers.prepare(run.dir)
+    spawned[0].kill()
+    spawned[0].wait()
+    split = importers.load(run.dir)
+    assert spy.of(run.journal) == ["joined"] and len(spawned) == 1 + len(split.sources)
+    same(split, whole)
+
+
+def test_a_child_started_ahead_ends_with_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawned: list[Any]
+) -> None:
+    monkeypatch.setattr(_split, "MIN_BYTES", 0)
+    run = build_run(tmp_path, crashed=False, recovered=False, torn=False)
+    importers.prepare(run.dir)
+    proc = spawned[0]
+    proc.stdin.close()  # what it sees when this process is gone: it exits, having read nothing
+    assert proc.wait(timeout=30) == 1 and proc.stdout.read() == b""
+    importers.prepare(run.dir)  # a new one for the dead one
+    assert len(spawned) == 2 and _split._ready == {run.journal: spawned[1]}
+    _split._discard_ready()  # at exit
+    assert spawned[1].returncode is not None and not _split._ready
+
+
+def test_only_a_big_v1_journal_gets_a_child_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawned: list[Any]
+) -> None:
+    run = build_run(tmp_path, crashed=False, recovered=False, torn=False)
+    importers.prepare(run.dir)  # below MIN_BYTES
+    monkeypatch.setattr(_split, "MIN_BYTES", 0)
+    seed = tmp_path / "seed.jsonl"
+    seed.write_text('{"lsn": 0, "type": "run.start", "task": "t"}\n')
+    importers.prepare(seed)  # a seed dialect: read in one part
+    importers.prepare(tmp_path / "nothing-here.jsonl")  # the read reports it
+    assert spawned == [] and not _split._ready
+
+
+def test_the_viewer_starts_the_child_for_the_session_it_reads_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawned: list[Any]
+) -> None:
+    from walkback.viewer.app import make_store
+
+    monkeypatch.setattr(_split, "MIN_BYTES", 0)
+    run = build_run(tmp_path, crashed=False, recovered=False, torn=False)
+    store = make_store([run.dir])
+    first = next(iter(store.entries.values()))
+    assert _split._ready == {run.journal: spawned[0]} and first.path == run.dir
+    _split._discard_ready()
