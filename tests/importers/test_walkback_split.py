@@ -213,13 +213,23 @@ def spawned(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return started
 
 
-def test_a_child_started_ahead_is_the_one_that_reads_the_tail(
+@pytest.fixture
+def prepared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, spawned: list[Any]
-) -> None:
+) -> tuple[Any, Session]:
+    """A run with a subagent, long enough to split, its session read whole, and a child started
+    ahead of a read of it."""
     run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
     grow(run, 3000)
     whole = one_read(run.dir, monkeypatch)
     importers.prepare(run.dir)
+    return run, whole
+
+
+def test_a_child_started_ahead_is_the_one_that_reads_the_tail(
+    prepared: tuple[Any, Session], spy: Spy, spawned: list[Any]
+) -> None:
+    run, whole = prepared
     importers.prepare(run.dir)  # asked twice: still one child
     assert len(spawned) == 1 and _split._ready == {run.journal: spawned[0]}
     assert spawned[0].poll() is None, "it waits for its job"
@@ -231,12 +241,9 @@ def test_a_child_started_ahead_is_the_one_that_reads_the_tail(
 
 
 def test_a_child_started_ahead_that_died_is_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, spawned: list[Any]
+    prepared: tuple[Any, Session], spy: Spy, spawned: list[Any]
 ) -> None:
-    run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
-    grow(run, 3000)
-    whole = one_read(run.dir, monkeypatch)
-    importers.prepare(run.dir)
+    run, whole = prepared
     spawned[0].kill()
     spawned[0].wait()
     split = importers.load(run.dir)
