@@ -62,6 +62,11 @@ def _spawn() -> subprocess.Popen[bytes]:
     )
 
 
+def _waiting(proc: subprocess.Popen[bytes] | None) -> bool:
+    """Whether a child started ahead is still there to take a job."""
+    return proc is not None and proc.poll() is None
+
+
 def _eligible(jpath: Path) -> int:
     """The size of ``jpath`` if it is a v1 file big enough to gain from a child, else 0."""
     try:
@@ -81,8 +86,7 @@ def prepare(jpath: Path) -> None:
     if not _eligible(jpath):
         return
     with _ready_lock:
-        proc = _ready.get(jpath)
-        if proc is None or proc.poll() is not None:
+        if not _waiting(_ready.get(jpath)):
             try:
                 _ready[jpath] = _spawn()
             except OSError:
@@ -104,7 +108,7 @@ class Tail:
         with _ready_lock:
             proc = _ready.pop(jpath, None)
         share = READY_SHARE
-        if proc is None or proc.poll() is not None:
+        if not _waiting(proc):
             proc, share = _spawn(), CHILD_SHARE
         self.path = jpath
         self.hint = int(size * (1 - share))
