@@ -24,7 +24,7 @@ import sys
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from walkback.journal import hashcheck
 from walkback.journal.reader import BOM, Scanner, ScanState
@@ -62,7 +62,7 @@ def _spawn() -> subprocess.Popen[bytes]:
     )
 
 
-def _waiting(proc: subprocess.Popen[bytes] | None) -> bool:
+def _waiting(proc: subprocess.Popen[bytes] | None) -> TypeGuard[subprocess.Popen[bytes]]:
     """Whether a child started ahead is still there to take a job."""
     return proc is not None and proc.poll() is None
 
@@ -107,8 +107,9 @@ class Tail:
     def __init__(self, jpath: Path, size: int, job: dict[str, Any]) -> None:
         with _ready_lock:
             proc = _ready.pop(jpath, None)
-        share = READY_SHARE
-        if not _waiting(proc):
+        if _waiting(proc):
+            share = READY_SHARE
+        else:
             proc, share = _spawn(), CHILD_SHARE
         self.path = jpath
         self.hint = int(size * (1 - share))
