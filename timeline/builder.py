@@ -25,7 +25,7 @@ from .kinds import KIND_INDEX, OTHER, PLACEHOLDER
 from .measures import Measures
 from .session import Agent, DetailFn, Session
 from .sources import Source
-from .table import COLUMNS, INTERNED, POS, WIDTH, EventTable
+from .table import COLUMNS, FIELDS, INTERNED, POS, ROW, EventTable
 
 CHUNK = 4096
 """Events between two points where a loader may show the session so far."""
@@ -56,8 +56,9 @@ class SessionBuilder:
         self.pool = self.session.table.pool
         self.intern = self.pool.id
         """Interns a string (returns its id); ``pool.index.get`` first is faster on a hit."""
-        self.rows: list[Any] = []
-        """Pending rows, flat: :data:`WIDTH` values each. Hot loops may ``extend`` it directly."""
+        self.rows = bytearray()
+        """Pending rows, packed (:data:`~timeline.table.ROW`). Hot loops may append ``ROW.pack(...)``
+        to it directly."""
         self.origin = origin
         self.earlier_sets: list[tuple[int, int, Any]] = []
         """``(index, column position, value)`` set on events before :attr:`origin`, in order."""
@@ -120,7 +121,7 @@ class SessionBuilder:
     @property
     def count(self) -> int:
         """Events so far (the index the next row will get)."""
-        return self.base + len(self.rows) // WIDTH
+        return self.base + len(self.rows) // ROW.size
 
     def row(
         self,
@@ -141,10 +142,10 @@ class SessionBuilder:
         flags: int = 0,
     ) -> int:
         """Append one event (kind id, pool ids for the strings); returns its index."""
-        self.rows.extend(
-            (kind, type, lsn, ts, agent, tool, target, status, ref, src, line, offset, length, sub, flags)
+        self.rows += ROW.pack(
+            kind, type, lsn, ts, agent, tool, target, status, ref, src, line, offset, length, sub, flags
         )
-        return self.base + len(self.rows) // WIDTH - 1
+        return self.base + len(self.rows) // ROW.size - 1
 
     def add(
         self,
@@ -187,7 +188,8 @@ class SessionBuilder:
 
     def _set(self, i: int, pos: int, value: Any) -> None:
         if i >= self.base:
-            self.rows[(i - self.base) * WIDTH + pos] = value
+            field, at = FIELDS[pos]
+            field.pack_into(self.rows, (i - self.base) * ROW.size + at, value)
         elif i >= self.origin:
             col = getattr(self.session.table, _NAMES[pos])
             col[i - self.origin] = value
@@ -196,7 +198,8 @@ class SessionBuilder:
 
     def _get(self, i: int, pos: int) -> Any:
         if i >= self.base:
-            return self.rows[(i - self.base) * WIDTH + pos]
+            field, at = FIELDS[pos]
+            return field.unpack_from(self.rows, (i - self.base) * ROW.size + at)[0]
         if i < self.origin:
             raise LookupError(f"event {i} is before this builder's first event ({self.origin})")
         return getattr(self.session.table, _NAMES[pos])[i - self.origin]
@@ -299,13 +302,13 @@ class SessionBuilder:
     # -- chunks and the end ----------------------------------------------------------------------
     def due(self) -> bool:
         """True when a chunk's worth of rows is pending (an importer yields then)."""
-        return len(self.rows) >= self.chunk * WIDTH
+        return len(self.rows) >= self.chunk * ROW.size
 
     def flush(self) -> Session:
         """Move pending rows into the table; returns the growing session."""
         if self.rows:
-            self.session.table.extend_rows(self.rows)
-            self.rows = []
+            self.session.table.extend_packed(self.rows)
+            self.rows = bytearray()
             self.base = self.origin + len(self.session.table)
         if self.measured_rows and self.session.measures is not None:
             self.session.measures.extend(self.measured_rows)

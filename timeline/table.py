@@ -8,8 +8,11 @@ the table keeps only its address.
 from __future__ import annotations
 
 import math
+import struct
 from array import array
 from typing import Any
+
+import numpy as np
 
 from .kinds import KIND_INDEX, OTHER
 
@@ -56,9 +59,17 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """Every column with its array type code, in row order (:meth:`SessionBuilder.row` takes a row's
 values in this order; ``type``, ``agent``, ``tool``, ``target`` and ``status`` as pool ids)."""
-WIDTH = len(COLUMNS)
 NAMES = tuple(name for name, _ in COLUMNS)
 POS = {name: k for k, name in enumerate(NAMES)}
+_CODES = "".join(code for _, code in COLUMNS)
+assert all(array(code).itemsize == struct.calcsize("=" + code) for code in _CODES)
+ROW = struct.Struct("=" + _CODES)
+"""One event packed as the builder keeps its pending rows: the columns in order, native byte order,
+standard sizes (those of the columns' arrays), no padding. Packing a row costs a third of converting
+its values one column at a time at a flush, and a flush of packed rows is one strided copy per column."""
+FIELDS = tuple((struct.Struct("=" + c), struct.calcsize("=" + _CODES[:k])) for k, c in enumerate(_CODES))
+"""Per column position: its packing and its offset in a packed row (to read or set one value)."""
+_PACKED = np.dtype([(name, "=" + code) for name, code in COLUMNS])
 INTERNED = frozenset({"type", "agent", "tool", "target", "status"})
 
 
@@ -97,19 +108,19 @@ class EventTable:
     def __len__(self) -> int:
         return len(self.kind)
 
-    def extend_rows(self, flat: list[Any]) -> None:
-        """Append rows given flat, :data:`WIDTH` values per row in :data:`COLUMNS` order (what the
-        builder's hot path collects); ``kind`` is extended last, so the length is never ahead."""
-        for k in range(1, WIDTH):
-            getattr(self, NAMES[k]).extend(flat[k::WIDTH])
-        self.kind.extend(flat[0::WIDTH])
+    def extend_packed(self, rows: bytes | bytearray) -> None:
+        """Append rows packed by :data:`ROW` (what the builder's hot path collects); ``kind`` is
+        extended last, so the length is never ahead."""
+        packed = np.frombuffer(rows, dtype=_PACKED)
+        for name in (*NAMES[1:], NAMES[0]):
+            getattr(self, name).frombytes(packed[name].tobytes())
 
     def append(self, *, kind: str, **values: Any) -> int:
         """Append one row by column name (strings for the interned ones); returns its index."""
         row: list[Any] = [KIND_INDEX.get(kind, OTHER), 0, -1, math.nan, 0, 0, 0, 0, -1, 0, 0, -1, 0, -1, 0]
         for name, v in values.items():
             row[POS[name]] = self.pool.id(v) if name in INTERNED else v
-        self.extend_rows(row)
+        self.extend_packed(ROW.pack(*row))
         return len(self) - 1
 
     def copy(self) -> EventTable:

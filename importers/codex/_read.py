@@ -18,7 +18,7 @@ from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, INFERRED, KIND_INDEX
 from walkback.timeline.sources import JsonLines
-from walkback.timeline.table import WIDTH
+from walkback.timeline.table import ROW
 
 from ..fields import integer, mapping, relative, string
 from ..records import first_record, json_lines, written_lately
@@ -139,7 +139,7 @@ class RolloutReader:
         """The time of the last record that had one."""
         self.ids = b.pool.index.get
         self.agent_id = b.intern(agent)
-        self.due_at = b.chunk * WIDTH
+        self.due_at = b.chunk * ROW.size
         """Pending row values at which a chunk is due (``SessionBuilder.due``, inlined)."""
 
     # -- rows -----------------------------------------------------------------------------------

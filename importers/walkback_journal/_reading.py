@@ -21,7 +21,7 @@ from walkback.journal.scanresult import Damage, Record, ScanResult
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, KIND_INDEX
-from walkback.timeline.table import POS, WIDTH
+from walkback.timeline.table import FIELDS, POS, ROW
 
 from . import _facts
 from ._details import hashes, usage_of
@@ -37,7 +37,7 @@ from ._vocab import (
 )
 
 _MISSING: Any = object()
-_STATUS = POS["status"]
+_STATUS_FIELD, _STATUS_AT = FIELDS[POS["status"]]
 DAMAGED_TEXT = 200
 """Bytes of a damaged line kept with its placeholder row."""
 _MODEL_CALL, _MODEL_RESULT = KIND_INDEX["model_call"], KIND_INDEX["model_result"]
@@ -211,6 +211,9 @@ class Reading:
         base = b.base
         rows = b.rows
         put = rows.extend
+        pack = ROW.pack
+        size = ROW.size
+        set_status = _STATUS_FIELD.pack_into
         i = b.count - 1  # the current record's index
         flush_at = b.count + b.chunk - 1
         last_who, last_aid = agent_id, agent_aid
@@ -312,7 +315,7 @@ class Reading:
                 gid = 0
             i += 1
             put(
-                (
+                pack(
                     kind_id,
                     type_id,
                     lsn,
@@ -348,7 +351,7 @@ class Reading:
                     done = completed_status(typ, d, own)
                     if done:
                         if ref >= base:
-                            rows[(ref - base) * WIDTH + _STATUS] = intern(done)
+                            set_status(rows, (ref - base) * size + _STATUS_AT, intern(done))
                         else:
                             b.set_status(ref, done)
                 if group == TARGETED:
