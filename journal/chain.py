@@ -30,6 +30,7 @@ from .hashcheck import HashWorker
 from .record import FORMAT_VERSION, H_MARK, ZERO_HASH, line_hash
 from .scanresult import (
     Damage,
+    Fields,
     Record,
     ScanResult,
     as_lsn,
@@ -93,7 +94,7 @@ class V1Chain:
         *,
         emit: bool = True,
         worker: HashWorker | None = None,
-    ) -> Iterator[Record]:
+    ) -> Iterator[Fields]:
         """Check every line of ``blocks``, starting at ``offset`` / after line ``line_no``.
 
         With ``emit=False`` records on the fast path are checked but not built (``scan``).
@@ -135,16 +136,15 @@ class V1Chain:
                             expect += 1
                             end, vline = offset + size, line_no
                             if emit:
-                                yield Record(
-                                    expect - 1, offset, line_no, size, rec, after_gap, closes_by_ref(rec)
-                                )
+                                yield (expect - 1, offset, line_no, size, rec, after_gap, closes_by_ref(rec))
                             offset += size
                             continue
                     except (decode_error, KeyError, TypeError):
                         pass
                 self.last_h, self.expect = last_h, expect
                 res.records, res.valid_end, res.valid_line = records, end, vline
-                yield from self.feed(offset, line_no, line, nl)
+                for released in self.feed(offset, line_no, line, nl):
+                    yield released.fields()
                 last_h, expect, after_gap = self.last_h, self.expect, self.after_gap
                 records, end, vline = res.records, res.valid_end, res.valid_line
                 clean = nl and not self.region
@@ -301,11 +301,12 @@ class SeedChain:
         chain.intents, chain.closed, chain.bad_nums = set(self.intents), set(self.closed), set(self.bad_nums)
         return chain
 
-    def run(self, blocks: Blocks, offset: int, line_no: int) -> Iterator[Record]:
+    def run(self, blocks: Blocks, offset: int, line_no: int) -> Iterator[Fields]:
         for lines, nl in blocks:
             for line in lines:
                 line_no += 1
-                yield from self.feed(offset, line_no, line, nl)
+                for released in self.feed(offset, line_no, line, nl):
+                    yield released.fields()
                 offset += len(line) + 1 if nl else len(line)
         self.finish()
 

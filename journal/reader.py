@@ -22,7 +22,7 @@ import itertools
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,10 +34,11 @@ from .chain import Blocks, Hashes, SeedChain, V1Chain, recognise
 from .errors import JournalChanged, JournalError, UnusableJournal
 from .paths import journal_path
 from .record import line_hash
-from .scanresult import Damage, Record, ScanResult, is_seq_result, parse_line
+from .scanresult import Damage, Fields, Record, ScanResult, is_seq_result, parse_line
 
 __all__ = [
     "Damage",
+    "Fields",
     "Record",
     "ScanResult",
     "ScanState",
@@ -213,6 +214,11 @@ class Scanner:
         return self._state
 
     def __iter__(self) -> Iterator[Record]:
+        for fields in self.fields():
+            yield Record(*fields)
+
+    def fields(self) -> Generator[Fields, None, None]:
+        """The records as plain tuples of their fields, for a hot loop (see :data:`Fields`)."""
         path = self.path
         with open_journal(path) as f:
             st = os.fstat(f.fileno())
@@ -228,7 +234,8 @@ class Scanner:
                 start = 3 if first.startswith(BOM) else 0
                 chain, held, offset, line_no, rest = self._detect(start, _lines(f, first[start:]))
                 for o, n, raw, nl, hashes in held:
-                    yield from chain.feed(o, n, raw, nl, hashes)
+                    for released in chain.feed(o, n, raw, nl, hashes):
+                        yield released.fields()
             self._chain = chain
             if isinstance(chain, SeedChain):
                 yield from chain.run(rest, offset, line_no)

@@ -56,14 +56,14 @@ def read_journal(
         scanner = Scanner(jpath, hash_worker=tail is None)
     else:
         scanner = Scanner(jpath, resume=resume.state)
-    records = iter(scanner)
+    records = scanner.fields()
     state: ScanState | None = None
     try:
         yield from r.records(scanner.result, records, stop=tail.hint if tail is not None else NO_STOP)
         if tail is not None and r.held is not None:
             part = tail.result()
             if part is not None and part.fits(r, scanner.result):
-                records.close()  # type: ignore[attr-defined]  # the scanner's generator
+                records.close()
                 state = part.join(r, scanner.result)
             else:
                 yield from r.records(scanner.result, itertools.chain([r.held], records), stop=NO_STOP)

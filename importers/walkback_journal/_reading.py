@@ -17,7 +17,7 @@ from typing import Any
 from walkback.journal.blobs import BlobStore
 from walkback.journal.reader import ScanState, is_seq_result
 from walkback.journal.record import changes_file, target_of
-from walkback.journal.scanresult import Damage, Record, ScanResult
+from walkback.journal.scanresult import Damage, Fields, ScanResult
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, KIND_INDEX
@@ -186,10 +186,10 @@ class Reading:
         self.shown_damage = resume.shown_damage if resume is not None else 0
         """How many of the scan's corrupt lines have their placeholder row."""
         self.types = TypeCache(b.pool)
-        self.held: Record | None = None
+        self.held: Fields | None = None
         """The record :meth:`records` stopped at (not read yet)."""
 
-    def records(self, res: ScanResult, scanned: Iterator[Record], *, stop: int) -> Iterator[None]:
+    def records(self, res: ScanResult, scanned: Iterator[Fields], *, stop: int) -> Iterator[None]:
         """Read ``scanned`` into the builder until a record starts at or after byte ``stop`` (kept
         in :attr:`held`), yielding whenever a chunk is due."""
         b, jpath, src, parent = self.b, self.jpath, self.src, self.parent
@@ -221,11 +221,10 @@ class Reading:
         measure = b.measured_rows.extend
         self.held = None
         for rec in scanned:
-            if rec.offset >= stop:
+            lsn, offset, line, length, d, after_gap, closes = rec
+            if offset >= stop:
                 self.held = rec
                 break
-            d = rec.data
-            lsn = rec.lsn
             if n == 0:
                 seq = res.dialect == "seq"
                 v1 = res.dialect == "v1"  # seed commits take no new number: no arithmetic run there
@@ -236,8 +235,8 @@ class Reading:
                 add_agent(b, d, agent_id, parent, self.spawned_by)
                 if src == 0:  # the task, for a session shown while it is still being read
                     _facts.head(session, res)
-            if rec.after_gap and len(damage) > shown_damage:
-                shown_damage = placeholders(b, jpath, src, damage, shown_damage, rec.offset, agent_id)
+            if after_gap and len(damage) > shown_damage:
+                shown_damage = placeholders(b, jpath, src, damage, shown_damage, offset, agent_id)
                 refs.seal()
                 i = b.count - 1
             typ = d.get("type")
@@ -251,7 +250,7 @@ class Reading:
                 typ = ""
             info = type_info(typ)
             kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
-            key: Any = rec.closes  # the reader's one rule of what a record completes (all dialects)
+            key: Any = closes  # the reader's one rule of what a record completes (all dialects)
             if key is None:
                 key = d.get("ref", _MISSING)  # a recovery record names its intent without closing it
                 if key is _MISSING:
@@ -326,9 +325,9 @@ class Reading:
                     sid,
                     ref,
                     src,
-                    rec.line,
-                    rec.offset,
-                    rec.length,
+                    line,
+                    offset,
+                    length,
                     -1,
                     flags,
                 )
@@ -340,7 +339,7 @@ class Reading:
                 model_id = (ids.get(model) or intern(model)) if model.__class__ is str else 0
                 u = usage_of(d) if kind_id == _MODEL_RESULT else {}
                 measure((i, model_id, u.get("input_tokens"), u.get("output_tokens"), None, None))
-            if rec.closes == lsn:
+            if closes == lsn:
                 pass  # a seed record that closes an intent carries the intent's number, not a new one
             elif lsn == refs.next:
                 refs.next += 1

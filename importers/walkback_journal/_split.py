@@ -201,12 +201,14 @@ class Part:
         """Whether the parent, stopped at the record ``r.held``, is where the child assumed it to be:
         that record is the child's first, taken on the chain with nothing damaged before it (so the
         chain before it is unbroken), lsns dense from the file's first record, the same agent."""
-        held, refs = r.held, r.refs
+        if r.held is None:
+            return False
+        lsn, offset, line, _, data, after_gap, _ = r.held
+        refs = r.refs
         return (
-            held is not None
-            and (held.offset, held.line, held.lsn) == (self.cut, self.line, self.lsn)
-            and not held.after_gap
-            and held.data.get("prev") == self.prev
+            (offset, line, lsn) == (self.cut, self.line, self.lsn)
+            and not after_gap
+            and data.get("prev") == self.prev
             and res.dialect == "v1"
             and not res.corrupt
             and isinstance(refs, Refs)
@@ -277,7 +279,7 @@ def read_part(jpath: Path, hint: int, *, first_index: int, src: int, parent: str
     r.agent_aid = b.pool.id(r.agent_id)
     r.n = lsn - first_lsn
     scanner = Scanner(jpath, resume=replace(ScanState.before(jpath, cut, at), line=lines), hash_worker=False)
-    for _ in r.records(scanner.result, iter(scanner), stop=NO_STOP):
+    for _ in r.records(scanner.result, scanner.fields(), stop=NO_STOP):
         pass
     b.flush()
     s = b.session
