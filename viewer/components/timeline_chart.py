@@ -87,7 +87,11 @@ def _plot_text(value: str) -> str:
 
 
 class Axis:
-    """Where each event sits: x (time in ms, or the step number), lane and row within it."""
+    """Where each event sits: x (time in ms, or the step number), lane and row within it.
+
+    A million-event session's axis is a few arrays of a million: only what every event needs is
+    computed for all of them (x for the range and the density, the lane for the density); the y
+    of a mark, :meth:`y`, only for the marks drawn."""
 
     def __init__(self, session: Session, *, by_step: bool = False) -> None:
         c = columns(session)
@@ -100,16 +104,20 @@ class Axis:
         ordered = [a for a in session.agents if session.table.pool.find(a) in present]
         ordered += [vals[a] for a in present if vals[a] not in ordered]
         self.lanes = ordered
-        lane_of = np.zeros(len(vals), dtype=np.float64)
+        lane_of = np.zeros(len(vals), dtype=np.intp)
         for k, name in enumerate(ordered):
             code = session.table.pool.find(name)
             if code is not None:
                 lane_of[code] = k
-        self.lane = lane_of[c.agent] if c.n else np.zeros(0)
-        self.y = self.lane + ROW_OF_KIND[c.kind] if c.n else np.zeros(0)
+        self.lane = lane_of[c.agent]
+        self._kind = c.kind
 
     def at(self, i: int) -> float:
         return float(self.x[i])
+
+    def y(self, rows: Any) -> Any:
+        """The y of the events ``rows`` (an index or an index array): lane, then the kind's row."""
+        return self.lane[rows] + ROW_OF_KIND[self._kind[rows]]
 
 
 def hover_texts(session: Session, rows: np.ndarray) -> tuple[str, ...]:
@@ -139,18 +147,16 @@ def traces(
 ) -> tuple[list[dict[str, Any]], bool]:
     """The traces within ``x_range``, and whether they show density (too many events to draw)."""
     c = columns(session)
-    in_range = np.ones(c.n, dtype=bool)
-    if x_range is not None:
-        in_range = (axis.x >= x_range[0]) & (axis.x <= x_range[1])
+    in_range = None if x_range is None else (axis.x >= x_range[0]) & (axis.x <= x_range[1])
     problem = problems_mask(session) | (c.flags & PLACEHOLDER != 0)
-    dense = int(in_range.sum()) > MAX_MARKERS
+    dense = (c.n if in_range is None else int(in_range.sum())) > MAX_MARKERS
     out: list[dict[str, Any]] = []
     if dense:
         out.append(_density(axis, in_range))
-        keep = in_range & (problem | np.isin(c.kind, ALWAYS))
-        picked = np.flatnonzero(keep)[:MAX_MARKERS]
+        keep = problem | np.isin(c.kind, ALWAYS)
+        picked = np.flatnonzero(keep if in_range is None else keep & in_range)[:MAX_MARKERS]
     else:
-        picked = np.flatnonzero(in_range)
+        picked = np.arange(c.n) if in_range is None else np.flatnonzero(in_range)
     cats = CATEGORY_OF[c.kind[picked]]
     for k, cat in enumerate(CATEGORIES):
         rows = picked[cats == k]
@@ -164,7 +170,7 @@ def traces(
                 "mode": "markers",
                 "name": "problem",
                 "x": axis.x[bad],
-                "y": axis.y[bad],
+                "y": axis.y(bad),
                 "customdata": bad + 1,
                 "text": hover_texts(session, bad),
                 "hovertemplate": "%{text}<extra></extra>",
@@ -183,7 +189,7 @@ def _markers(session: Session, axis: Axis, rows: np.ndarray, cat: Category) -> d
         "mode": "markers",
         "name": cat.label,
         "x": axis.x[rows],
-        "y": axis.y[rows],
+        "y": axis.y(rows),
         "customdata": rows + 1,
         "text": hover_texts(session, rows),
         "hovertemplate": "%{text}<extra></extra>",
@@ -196,15 +202,22 @@ def _markers(session: Session, axis: Axis, rows: np.ndarray, cat: Category) -> d
     }
 
 
-def _density(axis: Axis, in_range: np.ndarray) -> dict[str, Any]:
-    """Events per lane and time bin, as a heatmap under the marks."""
-    xs = axis.x[in_range]
-    lanes = axis.lane[in_range].astype(np.int64)
+def _density(axis: Axis, in_range: np.ndarray | None) -> dict[str, Any]:
+    """Events per lane and time bin (of those in range; None: all), as a heatmap under the marks.
+    The bin is computed, not searched for, and the whole session is not copied: at a million events
+    this is the bulk of drawing the chart."""
+    xs = axis.x if in_range is None else axis.x[in_range]
+    lanes = axis.lane if in_range is None else axis.lane[in_range]
     lo, hi = float(xs.min()), float(xs.max())
-    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, DENSITY_BINS + 1)
-    idx = np.clip(np.searchsorted(edges, xs, side="right") - 1, 0, DENSITY_BINS - 1)
+    hi = hi if hi > lo else lo + 1.0
+    edges = np.linspace(lo, hi, DENSITY_BINS + 1)
+    cell = xs - lo
+    cell *= DENSITY_BINS / (hi - lo)
+    cell = cell.astype(np.intp)
+    np.minimum(cell, DENSITY_BINS - 1, out=cell)  # x == hi: the last bin
+    cell += lanes * DENSITY_BINS
     cells = len(axis.lanes) * DENSITY_BINS
-    z = np.bincount(lanes * DENSITY_BINS + idx, minlength=cells).reshape(len(axis.lanes), DENSITY_BINS)
+    z = np.bincount(cell, minlength=cells).reshape(len(axis.lanes), DENSITY_BINS)
     return {
         "type": "heatmap",
         "name": "density",
@@ -234,7 +247,7 @@ def spawn_lines(session: Session, axis: Axis) -> dict[str, Any] | None:
             continue
         i, j = agent.spawned_by, int(first[0])
         xs += [axis.at(i), axis.at(j), None]
-        ys += [float(axis.y[i]), float(axis.y[j]), None]
+        ys += [float(axis.y(i)), float(axis.y(j)), None]
     if not xs:
         return None
     return {
