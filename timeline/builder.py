@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from array import array
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from .kinds import KIND_INDEX, OTHER, PLACEHOLDER
 from .measures import Measures
 from .session import Agent, DetailFn, Session
 from .sources import Source
-from .table import COLUMNS, FIELDS, INTERNED, POS, ROW, EventTable
+from .table import FIELDS, INTERNED, NAMES, POS, ROW, EventTable
 
 CHUNK = 4096
 """Events between two points where a loader may show the session so far."""
@@ -191,7 +190,7 @@ class SessionBuilder:
             field, at = FIELDS[pos]
             field.pack_into(self.rows, (i - self.base) * ROW.size + at, value)
         elif i >= self.origin:
-            col = getattr(self.session.table, _NAMES[pos])
+            col = getattr(self.session.table, NAMES[pos])
             col[i - self.origin] = value
         else:
             self.earlier_sets.append((i, pos, value))
@@ -202,7 +201,7 @@ class SessionBuilder:
             return field.unpack_from(self.rows, (i - self.base) * ROW.size + at)[0]
         if i < self.origin:
             raise LookupError(f"event {i} is before this builder's first event ({self.origin})")
-        return getattr(self.session.table, _NAMES[pos])[i - self.origin]
+        return getattr(self.session.table, NAMES[pos])[i - self.origin]
 
     def set_status(self, i: int, status: str) -> None:
         """Change event ``i``'s status (a call becomes ``ok`` or ``failed`` when its result arrives)."""
@@ -289,14 +288,15 @@ class SessionBuilder:
         them (its :attr:`earlier_sets`)."""
         self.flush()
         t = self.session.table
-        ids = np.fromiter((self.intern(v) for v in part.pool.values), dtype=np.int64)
-        for name, code in (*COLUMNS[1:], COLUMNS[0]):  # kind last: the length is never ahead
+        ids = np.fromiter((self.intern(v) for v in part.pool.values), dtype=np.uint32)
+        for name in (*NAMES[1:], NAMES[0]):  # kind last: the length is never ahead
             col = getattr(part, name)
-            if name in INTERNED:  # the part's pool ids -> this pool's
-                col = array(code, ids[np.frombuffer(col, dtype=code)].astype(code).tobytes())
-            getattr(t, name).extend(col)
+            if name in INTERNED:  # the part's pool ids -> this pool's (interned columns are uint32)
+                getattr(t, name).frombytes(ids[np.frombuffer(col, dtype=np.uint32)].tobytes())
+            else:
+                getattr(t, name).extend(col)
         for i, pos, value in earlier_sets:
-            self._set(i, pos, int(ids[value]) if _NAMES[pos] in INTERNED else value)
+            self._set(i, pos, int(ids[value]) if NAMES[pos] in INTERNED else value)
         self.base = self.origin + len(t)
 
     # -- chunks and the end ----------------------------------------------------------------------
@@ -318,18 +318,18 @@ class SessionBuilder:
     def finish(self) -> Session:
         """Flush, interleave several files' events by time if asked, count events per agent."""
         s = self.flush()
-        if self.interleave and len({src for src in s.table.src}) > 1:
-            _order_by_time(s)
         t = s.table
+        if self.interleave and len(t):
+            src = np.frombuffer(t.src, dtype=np.uint32)
+            if (src != src[0]).any():
+                _order_by_time(s)
         if len(t):
             counts = np.bincount(np.frombuffer(t.agent, dtype=np.uint32)[: len(t)])
             for a in s.agents.values():
                 code = t.pool.find(a.id)
                 a.events = int(counts[code]) if code is not None and code < len(counts) else 0
+        s.complete = True
         return s
-
-
-_NAMES = tuple(name for name, _ in sorted(POS.items(), key=lambda kv: kv[1]))
 
 
 def _order_by_time(session: Session) -> None:

@@ -141,6 +141,9 @@ class Session:
         self.runs: list[str] = []
         self.task = ""
         self.status = "unknown"
+        self.complete = False
+        """True once its importer has read every source (:meth:`SessionBuilder.finish`); a session
+        yielded while it is still being read, or a snapshot of one, is not."""
         self.recovered = False
         self.header: dict[str, Any] = {}
         """The source's own header record or session metadata."""
@@ -199,6 +202,7 @@ class Session:
         """A copy shown as a session still loading: its status and integrity are ``pending``."""
         s = self.copy()
         s.status = "pending"
+        s.complete = False
         s.integrity = IntegrityReport(chain="pending", skipped=s.integrity.skipped)
         return s
 

@@ -71,6 +71,8 @@ FIELDS = tuple((struct.Struct("=" + c), struct.calcsize("=" + _CODES[:k])) for k
 """Per column position: its packing and its offset in a packed row (to read or set one value)."""
 _PACKED = np.dtype([(name, "=" + code) for name, code in COLUMNS])
 INTERNED = frozenset({"type", "agent", "tool", "target", "status"})
+"""The columns of pool ids (all uint32)."""
+assert all(code == "I" for name, code in COLUMNS if name in INTERNED)
 
 
 class EventTable:
