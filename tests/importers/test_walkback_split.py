@@ -4,6 +4,7 @@ falls, with or without damage before or after it."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 from dataclasses import dataclass, field
@@ -61,7 +62,7 @@ class InProcess(_split.Tail):
     covers the real one."""
 
     def __init__(self, jpath: Path, size: int, job: dict[str, Any]) -> None:
-        self.path, self.hint, self.proc = jpath, int(size * (1 - _split.CHILD_SHARE)), None
+        self.path, self.hint, self.child = jpath, int(size * (1 - _split.CHILD_SHARE)), None
         self.job = {**job, "hint": self.hint}
 
     def result(self) -> _split.Part | None:
@@ -189,12 +190,16 @@ def test_a_live_follow_goes_on_from_where_the_child_ended(
     assert rows(grown) == rows(fresh) and facts(grown) == facts(fresh)
 
 
+GARBLED = "import json, os, sys; os.write(json.loads(sys.stdin.readline())['out'], b'\\x80garbled')"
+
+
+@pytest.mark.parametrize("child", ["import sys; sys.exit(3)", GARBLED], ids=["fails", "writes garbage"])
 def test_a_child_that_fails_costs_time_not_events(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, child: str
 ) -> None:
     run = build_run(tmp_path, crashed=True, recovered=True, torn=True)
     whole = one_read(run.dir, monkeypatch)
-    monkeypatch.setattr(_split, "CHILD", "import sys; sys.exit(3)")
+    monkeypatch.setattr(_split, "CHILD", child)
     same(importers.load(run.dir), whole)
     assert spy.of(run.journal) == ["read on"]
 
@@ -232,11 +237,12 @@ def test_a_child_started_ahead_is_the_one_that_reads_the_tail(
     run, whole = prepared
     importers.prepare(run.dir)  # asked twice: still one child
     assert len(spawned) == 1 and _split._ready == {run.journal: spawned[0]}
-    assert spawned[0].poll() is None, "it waits for its job"
+    assert spawned[0].waiting(), "it waits for its job"
     split = importers.load(run.dir)
     assert spy.of(run.journal) == ["joined"] and not _split._ready
     # it read the main journal's tail and exited; the subagent's journal got a child of its own
-    assert spawned[0].returncode == 0 and len(spawned) == len(split.sources) == 2
+    assert spawned[0].proc.returncode == 0 and len(spawned) == len(split.sources) == 2
+    assert all(child.out.closed for child in spawned)  # the parts' files are gone
     same(split, whole)
 
 
@@ -244,10 +250,11 @@ def test_a_child_started_ahead_that_died_is_replaced(
     prepared: tuple[Any, Session], spy: Spy, spawned: list[Any]
 ) -> None:
     run, whole = prepared
-    spawned[0].kill()
-    spawned[0].wait()
+    spawned[0].proc.kill()
+    spawned[0].proc.wait()
     split = importers.load(run.dir)
     assert spy.of(run.journal) == ["joined"] and len(spawned) == 1 + len(split.sources)
+    assert spawned[0].out.closed
     same(split, whole)
 
 
@@ -257,13 +264,13 @@ def test_a_child_started_ahead_ends_with_this_process(
     monkeypatch.setattr(_split, "MIN_BYTES", 0)
     run = build_run(tmp_path, crashed=False, recovered=False, torn=False)
     importers.prepare(run.dir)
-    proc = spawned[0]
-    proc.stdin.close()  # what it sees when this process is gone: it exits, having read nothing
-    assert proc.wait(timeout=30) == 1 and proc.stdout.read() == b""
+    child = spawned[0]
+    child.proc.stdin.close()  # what it sees when this process is gone: it exits, having read nothing
+    assert child.proc.wait(timeout=30) == 1 and os.fstat(child.out.fileno()).st_size == 0
     importers.prepare(run.dir)  # a new one for the dead one
-    assert len(spawned) == 2 and _split._ready == {run.journal: spawned[1]}
+    assert len(spawned) == 2 and _split._ready == {run.journal: spawned[1]} and child.out.closed
     _split._discard_ready()  # at exit
-    assert spawned[1].returncode is not None and not _split._ready
+    assert spawned[1].proc.returncode is not None and spawned[1].out.closed and not _split._ready
 
 
 def test_only_a_big_v1_journal_gets_a_child_ahead(
