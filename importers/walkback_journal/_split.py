@@ -91,6 +91,14 @@ def _spawn() -> Child:
     return Child(proc, out)
 
 
+def _alive(child: Child | None) -> Child | None:
+    """``child`` if it still waits for its job; one that died meanwhile is cleaned up."""
+    if child is not None and not child.waiting():
+        child.stop()
+        return None
+    return child
+
+
 def _eligible(jpath: Path) -> int:
     """The size of ``jpath`` if it is a v1 file big enough to gain from a child, else 0."""
     try:
@@ -110,14 +118,11 @@ def prepare(jpath: Path) -> None:
     if not _eligible(jpath):
         return
     with _ready_lock:
-        child = _ready.get(jpath)
-        if child is None or not child.waiting():
-            if child is not None:
-                child.stop()
-            try:
-                _ready[jpath] = _spawn()
-            except OSError:
-                pass  # the read starts its own child
+        child = _alive(_ready.pop(jpath, None))
+        try:
+            _ready[jpath] = child or _spawn()
+        except OSError:
+            pass  # the read starts its own child
 
 
 @atexit.register
@@ -133,12 +138,9 @@ class Tail:
 
     def __init__(self, jpath: Path, size: int, job: dict[str, Any]) -> None:
         with _ready_lock:
-            child = _ready.pop(jpath, None)
-        if child is not None and child.waiting():
-            share = READY_SHARE
-        else:
-            if child is not None:
-                child.stop()
+            child = _alive(_ready.pop(jpath, None))
+        share = READY_SHARE
+        if child is None:
             child, share = _spawn(), CHILD_SHARE
         self.path = jpath
         self.hint = int(size * (1 - share))
