@@ -319,11 +319,10 @@ class SessionBuilder:
         """Flush, interleave several files' events by time if asked, count events per agent."""
         s = self.flush()
         t = s.table
-        if self.interleave and len(t):
-            src = np.frombuffer(t.src, dtype=np.uint32)
-            if (src != src[0]).any():
-                _order_by_time(s)
         if len(t):
+            src = np.frombuffer(t.src, dtype=np.uint32)
+            if self.interleave and (src != src[0]).any():
+                _order_by_time(s)
             counts = np.bincount(np.frombuffer(t.agent, dtype=np.uint32)[: len(t)])
             for a in s.agents.values():
                 code = t.pool.find(a.id)

@@ -140,7 +140,7 @@ class RolloutReader:
         self.ids = b.pool.index.get
         self.agent_id = b.intern(agent)
         self.due_at = b.chunk * ROW.size
-        """Pending row values at which a chunk is due (``SessionBuilder.due``, inlined)."""
+        """Pending row bytes at which a chunk is due (``SessionBuilder.due``, inlined)."""
 
     # -- rows -----------------------------------------------------------------------------------
     def add(
