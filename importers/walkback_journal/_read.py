@@ -7,7 +7,6 @@ journal's archived segments are read first, sharing one lsn index.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,17 +57,12 @@ def read_journal(
         scanner = Scanner(jpath, resume=resume.state)
     records = scanner.fields()
     state: ScanState | None = None
-    try:
-        yield from r.records(scanner.result, records, stop=tail.hint if tail is not None else NO_STOP)
-        if tail is not None and r.held is not None:
-            part = tail.result()
-            if part is not None and part.fits(r, scanner.result):
-                records.close()
-                state = part.join(r, scanner.result)
-            else:
-                yield from r.records(scanner.result, itertools.chain([r.held], records), stop=NO_STOP)
-    finally:
-        if tail is not None:
+    if tail is None:
+        yield from r.records(scanner.result, records, stop=NO_STOP)
+    else:
+        try:
+            state = yield from tail.read(r, scanner.result, records)
+        finally:
             tail.close()
     res = scanner.result
     damage = res.corrupt

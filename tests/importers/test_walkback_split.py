@@ -28,6 +28,8 @@ class Spy:
     """How each split read of a file ended: ``joined`` (the child's part taken) or ``read on``."""
 
     reads: list[tuple[Path, str]] = field(default_factory=list)
+    handed: list[object] = field(default_factory=list)
+    """The part each read was handed (a part the child joins on inside its own is not one)."""
 
     def of(self, journal: Path) -> list[str]:
         return [how for path, how in self.reads if path == journal]
@@ -39,13 +41,15 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     join = _split.Part.join
 
     def joined(self: _split.Part, *a: Any) -> Any:
-        seen.reads[-1] = (seen.reads[-1][0], "joined")
+        if seen.handed and self is seen.handed[-1]:
+            seen.reads[-1] = (seen.reads[-1][0], "joined")
         return join(self, *a)
 
     def asking(result: Any) -> Any:
         def asked(self: _split.Tail) -> _split.Part | None:
             seen.reads.append((self.path, "read on"))
-            return result(self)
+            seen.handed.append(result(self))
+            return seen.handed[-1]  # type: ignore[no-any-return]
 
         return asked
 
@@ -59,16 +63,31 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
 class InProcess(_split.Tail):
     """The child's work done in this process (pickled both ways as the child's is), so a sweep over
     every cut does not start a process per cut; :func:`test_a_real_child_process_reads_the_tail`
-    covers the real one."""
+    covers the real one. The parent takes the first :attr:`parent_takes` chunks (it got to them
+    first), the child the rest."""
+
+    parent_takes = 0
 
     def __init__(self, jpath: Path, size: int, job: dict[str, Any]) -> None:
-        self.path, self.hint, self.child = jpath, int(size * (1 - _split.CHILD_SHARE)), None
-        self.job = {**job, "hint": self.hint}
+        self.path, self.bounds, self.taken, self.child = jpath, _split.bounds(size), 0, None
+        self.job = job
+
+    def claim(self) -> bool:
+        if self.taken == min(self.parent_takes, len(self.bounds) - 1):
+            return False
+        self.taken += 1
+        return True
 
     def result(self) -> _split.Part | None:
         j = self.job
-        part = _split.read_part(
-            Path(j["path"]), j["hint"], first_index=j["first_index"], src=j["src"], parent=j["parent"]
+        left = iter(range(len(self.bounds) - 1 - self.taken))
+        part = _split.read_tail(
+            Path(j["path"]),
+            self.bounds,
+            lambda: next(left, None) is not None,
+            first_index=j["first_index"],
+            src=j["src"],
+            parent=j["parent"],
         )
         return pickle.loads(pickle.dumps(part)) if part is not None else None
 
@@ -113,10 +132,11 @@ def line_starts(journal: Path) -> list[int]:
     return [0] + [k + 1 for k, c in enumerate(data) if c == 10 and k + 1 < len(data)]
 
 
-def cut_at(monkeypatch: pytest.MonkeyPatch, journal: Path, offset: int) -> None:
-    """Make the parent hand the child the part from byte ``offset`` on."""
-    size = journal.stat().st_size
-    monkeypatch.setattr(_split, "CHILD_SHARE", 1 - (offset + 0.5) / size)
+def cut_at(monkeypatch: pytest.MonkeyPatch, bounds: list[int], parent_takes: int) -> None:
+    """Make the parent stop at the first of ``bounds`` and the chunks between them be taken as
+    :class:`InProcess` says: the parent ``parent_takes`` from the front, the child the rest."""
+    monkeypatch.setattr(_split, "bounds", lambda size: bounds)
+    monkeypatch.setattr(InProcess, "parent_takes", parent_takes)
 
 
 @pytest.mark.parametrize("shape", ["crashed", "recovered-torn", "completed"])
@@ -129,48 +149,86 @@ def test_every_cut_gives_the_session_one_read_gives(
     whole = one_read(run.dir, monkeypatch)
     monkeypatch.setattr(_split, "Tail", InProcess)
     starts = line_starts(run.journal)
-    for offset in starts[1:]:
-        cut_at(monkeypatch, run.journal, offset)
+    torn = 1 if "torn" in shape else 0
+    for k, offset in enumerate(starts[1:], 1):
+        # two chunks after the first cut, of one line and of two; a bound inside a line stands for
+        # the start of the next; who takes them cycles
+        later = [starts[j] + 5 * (j % 2) for j in (k + 1, k + 3) if j + j % 2 < len(starts) - torn]
+        cut_at(monkeypatch, [offset, *later], parent_takes=k % 3)
         same(importers.load(run.dir), whole)
     # the parent never reaches the torn last line: it finishes the read alone
-    torn = 1 if "torn" in shape else 0
     assert spy.of(run.journal) == ["joined"] * (len(starts) - 1 - torn)
     # completions, approvals, spawns and recovery records fall on both sides of some cut
     assert whole.gated and whole.agents["helper"].outcome == "completed"
     assert not torn or (whole.recovered and whole.recovery_findings and whole.integrity.torn_tail)
 
 
-@pytest.mark.parametrize("where", ["before", "at", "after"])
-def test_damage_on_either_side_of_the_cut(
+@pytest.mark.parametrize("where", ["before", "at", "inside", "after"])
+def test_damage_on_either_side_of_a_cut(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, where: str
 ) -> None:
     path = tmp_path / "run" / "journal.jsonl"
     path.parent.mkdir()
     synth_journal(path, 400)
     starts = line_starts(path)
-    damaged = {"before": 100, "at": 200, "after": 300}[where]
+    damaged = {"before": 100, "at": 200, "inside": 225, "after": 300}[where]
     data = bytearray(path.read_bytes())
     data[starts[damaged] + 20] ^= 0x01  # one bit: the line no longer matches its hash
     path.write_bytes(bytes(data))
     whole = one_read(path, monkeypatch)
     assert whole.integrity.chain == "broken" and whole.integrity.skipped
     monkeypatch.setattr(_split, "Tail", InProcess)
-    cut_at(monkeypatch, path, starts[200])
-    same(importers.load(path), whole)
-    # the parent reads on itself when what it holds at the cut is not what the child assumed
-    assert spy.of(path) == ["joined" if where == "after" else "read on"]
+    for parent_takes in (0, 1, 2):
+        cut_at(monkeypatch, [starts[150], starts[200], starts[250]], parent_takes)
+        same(importers.load(path), whole)
+    # the parent reads on itself when what it holds at the child's part is not what the child
+    # assumed, whichever process read the damaged chunk
+    assert spy.of(path) == ["joined" if where == "after" else "read on"] * 3
 
 
-def test_a_real_child_process_reads_the_tail(
+def test_a_chunk_the_child_cannot_start_is_read_by_the_parent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy
 ) -> None:
+    """Two bounds inside one line: the child finds no record of its own in that chunk, stops taking
+    chunks there and hands over what it read; the parent reads up to it and joins it."""
+    run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
+    whole = one_read(run.dir, monkeypatch)
+    monkeypatch.setattr(_split, "Tail", InProcess)
+    starts = line_starts(run.journal)
+    seen: list[int] = []
+    read_part = _split.read_part
+
+    def reading(jpath: Path, hint: int, **kw: Any) -> _split.Part | None:
+        part = read_part(jpath, hint, **kw)
+        seen.append(-1 if part is None else part.cut)
+        return part
+
+    monkeypatch.setattr(_split, "read_part", reading)
+    cut_at(monkeypatch, [starts[10], starts[10] + 1, starts[10] + 2, starts[14]], parent_takes=0)
+    same(importers.load(run.dir), whole)
+    assert seen == [starts[14], starts[11], -1]  # the tail, the chunk from +2, none from +1
+    assert spy.of(run.journal) == ["joined"]
+    assert spy.handed[-1].cut == starts[11]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("parent", ["races", "takes none"])
+def test_a_real_child_process_reads_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, parent: str
+) -> None:
+    """The processes race for the chunks; or the parent stops at the first, so that the child
+    reads every chunk, each joined on in the child."""
     run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
     grow(run, 3000)
     whole = one_read(run.dir, monkeypatch)
+    if parent == "takes none":
+        monkeypatch.setattr(_split.Tail, "claim", lambda self: False)
     split = importers.load(run.dir)
     assert spy.of(run.journal) == ["joined"]
     same(split, whole)
     assert len(split) > 3000
+    if parent == "takes none":
+        first = _split.bounds(run.journal.stat().st_size)[0]
+        assert first <= spy.handed[0].cut < first + 4096  # type: ignore[attr-defined]
 
 
 def test_a_live_follow_goes_on_from_where_the_child_ended(
