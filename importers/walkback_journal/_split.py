@@ -91,7 +91,10 @@ class Child:
 
 def claim(claims: int) -> bool:
     """Take the next chunk from the pipe ``claims`` (see :class:`Child`); False once none is left."""
-    return os.read(claims, 1) != b""
+    try:
+        return os.read(claims, 1) != b""
+    except BlockingIOError:  # none left, and a process forked meanwhile holds the write end too
+        return False
 
 
 _ready: dict[Path, Child] = {}
@@ -106,6 +109,7 @@ def _spawn() -> Child:
         os.write(fill, bytes(CHUNKS))  # a pipe holds 64 KiB: this never blocks
     finally:
         os.close(fill)
+    os.set_blocking(claims, False)  # for the child too: they share the open pipe
     try:
         proc = subprocess.Popen(
             [sys.executable, "-P", "-c", CHILD],
@@ -203,7 +207,7 @@ class Tail:
     def claim(self) -> bool:
         """Take the next chunk for the parent, which has reached its start; False once the child has
         taken the rest."""
-        if self.child is None or self.taken == CHUNKS or not claim(self.child.claims):
+        if self.child is None or self.taken == len(self.bounds) - 1 or not claim(self.child.claims):
             return False
         self.taken += 1
         return True
@@ -211,11 +215,10 @@ class Tail:
     def read(
         self, r: Reading, res: ScanResult, records: Generator[Fields, None, None]
     ) -> Generator[None, None, ScanState | None]:
-        """The parent's side: read ``records`` into ``r`` up to the child's part, claiming chunks
-        on the way, join the part on if it fits, else read on to the end. Returns the scan state a
+        """The parent's side: read ``records`` into ``r`` up to the child's parts, claiming chunks
+        on the way, join the parts on if they fit, else read on to the end. Returns the scan state a
         later read resumes from if the part was joined, else None (the scanner's own is right)."""
-        stop = self.bounds[0]
-        yield from r.records(res, records, stop=stop)
+        yield from r.records(res, records, stop=self.bounds[0])
         while r.held is not None and self.claim():
             yield from r.records(res, chain([r.held], records), stop=self.bounds[self.taken])
         if r.held is None:

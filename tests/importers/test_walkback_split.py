@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -355,3 +356,35 @@ def test_the_viewer_starts_the_child_for_the_session_it_reads_first(
     first = next(iter(store.entries.values()))
     assert _split._ready == {run.journal: spawned[0]} and first.path == run.dir
     _split._discard_ready()
+
+
+def test_each_chunk_is_taken_once() -> None:
+    """The pipe of a child holds one byte per chunk: the child (here, a process reading from the
+    same pipe) and this process take CHUNKS between them, and then both hear there are none left,
+    even with a write end still open somewhere (a process forked meanwhile would hold one)."""
+    child = _split._spawn()
+    try:
+        other = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import os; print(sum(os.read({child.claims}, 1) != b'' for _ in range(5)))",
+            ],
+            pass_fds=(child.claims,),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert other.stdout.strip() == "5"
+        mine = 0
+        while _split.claim(child.claims):
+            mine += 1
+        assert mine == _split.CHUNKS - 5 and not _split.claim(child.claims)
+    finally:
+        child.stop()
+    claims, fill = os.pipe()
+    os.set_blocking(claims, False)
+    os.write(fill, b"\0")
+    assert _split.claim(claims) and not _split.claim(claims)  # returns at once: not blocked
+    os.close(claims)
+    os.close(fill)
