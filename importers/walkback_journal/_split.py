@@ -217,7 +217,7 @@ class Tail:
     ) -> Generator[None, None, ScanState | None]:
         """The parent's side: read ``records`` into ``r`` up to the child's parts, claiming chunks
         on the way, join the parts on if they fit, else read on to the end. Returns the scan state a
-        later read resumes from if the part was joined, else None (the scanner's own is right)."""
+        later read resumes from if the parts were joined, else None (the scanner's own is right)."""
         yield from r.records(res, records, stop=self.bounds[0])
         while r.held is not None and self.claim():
             yield from r.records(res, chain([r.held], records), stop=self.bounds[self.taken])
@@ -259,7 +259,8 @@ def bounds(size: int) -> list[int]:
 
 @dataclass
 class Part:
-    """What the child read from :attr:`cut` on, with what it assumed about the records before."""
+    """What the child read from :attr:`cut` on (a chunk: up to the part after it, :attr:`then`),
+    with what it assumed about the records before."""
 
     cut: int
     """Byte offset of the record the child started at."""
@@ -415,11 +416,11 @@ def read_part(
     res = scanner.result
     for _ in r.records(res, records, stop=NO_STOP if later is None else later.cut):
         pass
+    records.close()
     if later is None:
         res.records += lsn - first_lsn  # the records assumed before the cut: a join takes this count
         state = scanner.state
     elif later.fits(r, res):
-        records.close()
         res, state = later.result, later.state
     else:
         return None
