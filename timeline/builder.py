@@ -24,7 +24,7 @@ from .kinds import KIND_INDEX, OTHER, PLACEHOLDER
 from .measures import Measures
 from .session import Agent, DetailFn, Session
 from .sources import Source
-from .table import FIELDS, INTERNED, NAMES, POS, ROW, EventTable
+from .table import FIELDS, INTERNED, NAMES, POS, ROW, EventTable, unpacked
 
 CHUNK = 4096
 """Events between two points where a loader may show the session so far."""
@@ -217,6 +217,14 @@ class SessionBuilder:
         """Give event ``i`` a time (a record without one takes its neighbour's, so interleaving by
         time keeps it in place)."""
         self._set(i, _TS, ts)
+
+    def set_times(self, first: int, ts: np.ndarray) -> None:
+        """Give the pending events ``first``, ``first + 1``, ... the times ``ts`` at once (an
+        importer reads its records' times together, :func:`timeline.clock.times`)."""
+        start = first - self.base
+        if start < 0 or start + len(ts) > len(self.rows) // ROW.size:
+            raise LookupError(f"events {first}..{first + len(ts) - 1} are not all pending")
+        unpacked(self.rows)["ts"][start : start + len(ts)] = ts
 
     def readdress(self, i: int, *, line: int, offset: int, length: int) -> None:
         """Point event ``i`` at another record of its source (a response streamed over several

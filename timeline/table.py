@@ -75,6 +75,12 @@ INTERNED = frozenset({"type", "agent", "tool", "target", "status"})
 assert all(code == "I" for name, code in COLUMNS if name in INTERNED)
 
 
+def unpacked(rows: bytes | bytearray) -> np.ndarray:
+    """Rows packed by :data:`ROW` as a numpy record array, one field per column: a view, writable
+    when ``rows`` is a ``bytearray`` (which cannot grow while the view exists)."""
+    return np.frombuffer(rows, dtype=_PACKED)
+
+
 class EventTable:
     """Columns of events; row ``i`` is event number ``i`` in session order.
 
@@ -113,7 +119,7 @@ class EventTable:
     def extend_packed(self, rows: bytes | bytearray) -> None:
         """Append rows packed by :data:`ROW` (what the builder's hot path collects); ``kind`` is
         extended last, so the length is never ahead."""
-        packed = np.frombuffer(rows, dtype=_PACKED)
+        packed = unpacked(rows)
         for name in (*NAMES[1:], NAMES[0]):
             getattr(self, name).frombytes(packed[name].tobytes())
 

@@ -19,7 +19,7 @@ from walkback.journal.reader import ScanState, is_seq_result
 from walkback.journal.record import changes_file, target_of
 from walkback.journal.scanresult import Damage, Fields, ScanResult
 from walkback.timeline.builder import SessionBuilder
-from walkback.timeline.clock import MinuteClock
+from walkback.timeline.clock import MinuteClock, times
 from walkback.timeline.kinds import FILE, KIND_INDEX
 from walkback.timeline.table import FIELDS, POS, ROW
 
@@ -204,7 +204,6 @@ class Reading:
         agent_id, agent_aid, ended, n = self.agent_id, self.agent_aid, self.ended, self.n
         seq = res.dialect == "seq"
         clock = MinuteClock()
-        minute, base_ts = clock.minute, clock.base
         nan = math.nan
         damage = res.corrupt
         shown_damage = self.shown_damage
@@ -216,6 +215,10 @@ class Reading:
         set_status = _STATUS_FIELD.pack_into
         i = b.count - 1  # the current record's index
         flush_at = b.count + b.chunk - 1
+        stamps: list[Any] = []
+        """The ``ts`` of each row from :attr:`stamped` on, read together at a flush (``times``)."""
+        stamp = stamps.append
+        stamped = b.count
         last_who, last_aid = agent_id, agent_aid
         measuring = b.measuring()
         measure = b.measured_rows.extend
@@ -238,6 +241,7 @@ class Reading:
             if after_gap and len(damage) > shown_damage:
                 shown_damage = placeholders(b, jpath, src, damage, shown_damage, offset, agent_id)
                 refs.seal()
+                stamps.extend([None] * (b.count - 1 - i))  # a placeholder has no time
                 i = b.count - 1
             typ = d.get("type")
             completes_seq = False
@@ -266,25 +270,7 @@ class Reading:
                 own = status(typ, d)
                 found = ids.get(own)
                 sid = found if found is not None else intern(own)
-            ts = d.get("ts", _MISSING)
-            if (
-                ts.__class__ is str
-                and len(ts) == 27
-                and ts.startswith(minute)
-                and ts[16] == ":"
-                and ts[19] == "."
-                and ts[26] == "Z"
-            ):
-                try:
-                    sec = float(ts[17:26])
-                except ValueError:
-                    sec = -1.0
-                when = base_ts + sec if 0.0 <= sec < 61.0 else clock(ts)
-            elif ts is _MISSING:
-                when = nan
-            else:
-                when = clock(ts)
-                minute, base_ts = clock.minute, clock.base
+            stamp(d.get("ts"))
             who = d.get("agent")
             if who is None:
                 aid = agent_aid
@@ -318,7 +304,7 @@ class Reading:
                     kind_id,
                     type_id,
                     lsn,
-                    when,
+                    nan,
                     aid,
                     tid,
                     gid,
@@ -365,6 +351,9 @@ class Reading:
                     ended = _facts.notable(session, jpath, typ, d, i, own, children, outcomes) or ended
             n += 1
             if i >= flush_at:
+                b.set_times(stamped, times(stamps, clock))
+                stamps.clear()
+                stamped = i + 1
                 b.flush()
                 rows = b.rows
                 put = rows.extend
@@ -372,6 +361,7 @@ class Reading:
                 base = b.base
                 flush_at = base + b.chunk - 1
                 yield
+        b.set_times(stamped, times(stamps, clock))
         self.refs, self.agent_id, self.agent_aid, self.ended, self.n = refs, agent_id, agent_aid, ended, n
         self.shown_damage = shown_damage
 

@@ -162,3 +162,34 @@ def test_loading_any_chained_records_never_raises_an_unexpected_error(
     session.pending()
     file_rows(session)
     frame(session)
+
+
+@pytest.mark.parametrize("chunk", [7, 10_000])
+def test_each_event_has_its_records_time_around_damaged_lines(tmp_path: Path, chunk: int) -> None:
+    """Times are read for a chunk of records at once: around placeholder rows (which have none)
+    and across chunks, every event still has the time of its own record."""
+    import math
+
+    import orjson
+    from walkback.importers import load_chunks
+    from walkback.journal.testing import synth_journal
+    from walkback.timeline.clock import MinuteClock
+    from walkback.timeline.kinds import PLACEHOLDER
+
+    path = tmp_path / "run" / "journal.jsonl"
+    path.parent.mkdir()
+    synth_journal(path, 400)
+    lines = path.read_bytes().splitlines(keepends=True)
+    for k in (100, 101, 250):  # one bit each: the lines no longer match their hashes
+        lines[k] = lines[k][:20] + bytes([lines[k][20] ^ 1]) + lines[k][21:]
+    path.write_bytes(b"".join(lines))
+    *_, s = load_chunks(path, chunk=chunk)
+    t = s.table
+    clock = MinuteClock()
+    placeholders = [k for k in range(len(s)) if t.flags[k] & PLACEHOLDER]
+    assert [t.line[k] for k in placeholders] == [101, 102, 251]
+    assert all(math.isnan(t.ts[k]) for k in placeholders)
+    timed = [k for k in range(len(s)) if k not in placeholders]
+    assert len(timed) == 397
+    assert [t.ts[k] for k in timed] == [clock(orjson.loads(lines[t.line[k] - 1])["ts"]) for k in timed]
+    assert len(set(t.ts[k] for k in timed)) == 397  # each record its own second
