@@ -57,51 +57,71 @@ class MinuteClock:
 
 _STAMP = "0000-00-00T00:00:00.000000Z"
 """The form a walkback journal stamps records in (``0`` a digit)."""
-_DIGITS = np.array([k for k, c in enumerate(_STAMP) if c == "0"])
-_MARKS = np.array([k for k, c in enumerate(_STAMP) if c != "0"])
-_MARK_BYTES = np.frombuffer(bytes(ord(_STAMP[k]) for k in _MARKS), np.uint8)
-_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+_ROW = len(_STAMP) + 1
+"""A stamp and the newline after it, as :func:`times` lays them out."""
+_LOW = np.frombuffer((_STAMP + "\n").encode(), np.uint8)
+"""Per byte of a row: the smallest byte allowed there (``0``, or the mark itself)..."""
+_SPAN = np.where(_LOW == ord("0"), 9, 0).astype(np.uint8)
+"""... and how far above it a byte may be (9 for a digit, 0 for a mark)."""
+_WEIGHTS = np.zeros((_ROW, 7), np.float32)
+"""Digits -> year, month, day, hour, minute, second, microsecond: one product of matrices (each
+below 2**24, so exact in float32)."""
+for _col, (_at, _width) in enumerate(((0, 4), (5, 2), (8, 2), (11, 2), (14, 2), (17, 2), (20, 6))):
+    _WEIGHTS[_at : _at + _width, _col] = 10.0 ** np.arange(_width - 1, -1, -1)
 
 
 def times(values: Sequence[Any], clock: MinuteClock | None = None) -> np.ndarray:
     """Epoch seconds of many time values at once: for each, what ``clock`` gives it (NaN if
     unknown). Values in the form a walkback journal writes (``2026-11-29T19:51:44.382901Z``) are
-    read together with numpy, ~0.05 µs each against ~0.4 µs one by one; any other value is
+    read together with numpy, several times faster than one by one; any other value is
     ``clock``'s. The result is the same number either way: the minute's seconds plus the seconds
     within it, each exact, added as floats."""
     clock = clock or MinuteClock()
     n = len(values)
     out = np.full(n, math.nan)
-    try:
-        lengths = np.fromiter(map(len, values), np.intp, n)
-    except TypeError:  # a value that is not text (a number, None)
-        lengths = np.fromiter((len(v) if v.__class__ is str else 0 for v in values), np.intp, n)
-    rows = np.flatnonzero(lengths == len(_STAMP))
     done = np.zeros(n, bool)
+    rows, raw, ok = _stamp_rows(values)
     if len(rows):
-        text = "".join(values if len(rows) == n else [values[k] for k in rows.tolist()])
-        # one byte per character (anything else becomes "?"), so row k is bytes 27k..27k+26
-        raw = np.frombuffer(text.encode("ascii", "replace"), np.uint8).reshape(-1, len(_STAMP))
-        d = raw.astype(np.int64) - ord("0")
-        ok = (raw[:, _MARKS] == _MARK_BYTES).all(axis=1)
-        ok &= ((d[:, _DIGITS] >= 0) & (d[:, _DIGITS] <= 9)).all(axis=1)
-        year = d[:, 0] * 1000 + d[:, 1] * 100 + d[:, 2] * 10 + d[:, 3]
-        month, day = d[:, 5] * 10 + d[:, 6], d[:, 8] * 10 + d[:, 9]
-        hour, minute = d[:, 11] * 10 + d[:, 12], d[:, 14] * 10 + d[:, 15]
-        micros = (d[:, 17] * 10 + d[:, 18]) * 1_000_000 + d[:, 20:26] @ (10 ** np.arange(5, -1, -1))
-        leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+        fields = _WEIGHTS.T @ (raw - _LOW).astype(np.float32).T  # one contiguous row per field
+        year, month, day, hour, minute, second, micro = fields.astype(np.int64)
         ok &= (year >= 1) & (month >= 1) & (month <= 12) & (day >= 1) & (hour < 24) & (minute < 60)
-        ok &= day <= _MONTH_DAYS[np.clip(month, 0, 12)] + (leap & (month == 2))
-        ok &= micros < 61_000_000  # as the clock: a second of 61 or more is not read this way
-        # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
-        y = year - (month <= 2)
-        era = y // 400
-        yoe = y - era * 400
-        doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
-        days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-        base = (days * 86400 + hour * 3600 + minute * 60).astype(np.float64)
-        out[rows[ok]] = (base + micros / 1e6)[ok]
+        ok &= second < 61  # as the clock: a second of 61 or more is not read this way
+        months = (year - 1970) * 12 + month - 1
+        first = months.astype("datetime64[M]").astype("datetime64[D]").astype(np.int64)
+        ok &= day <= (months + 1).astype("datetime64[M]").astype("datetime64[D]").astype(np.int64) - first
+        base = (first + day - 1) * 86400 + hour * 3600 + minute * 60
+        sec = (second * 1_000_000 + micro) / 1e6
+        out[rows[ok]] = (base.astype(np.float64) + sec)[ok]
         done[rows[ok]] = True
     for k in np.flatnonzero(~done).tolist():
         out[k] = clock(values[k])
     return out
+
+
+def _stamp_rows(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The indices of the values that are text of a stamp's length, their bytes (a row each: the
+    stamp and a newline, any character that is not ASCII a ``?``) and which rows have a stamp's
+    form. When every value is text, their text as long as stamps would make it, and every row
+    has the form, no value's length is asked: the newlines where the form has them prove them."""
+    n = len(values)
+    try:
+        text = "\n".join(values)
+    except TypeError:  # a value that is not text (a number, None)
+        text = ""
+    if n and len(text) == n * _ROW - 1:
+        raw, ok = _rows(text)
+        if ok.all():
+            return np.arange(n), raw, ok
+    rows = [k for k, v in enumerate(values) if v.__class__ is str and len(v) == len(_STAMP)]
+    if not rows:
+        return np.zeros(0, np.intp), np.zeros((0, _ROW), np.uint8), np.zeros(0, bool)
+    raw, ok = _rows("\n".join([values[k] for k in rows]))
+    return np.array(rows, np.intp), raw, ok
+
+
+def _rows(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """``text`` (stamps, a newline between each two) a row per stamp, and which have its form."""
+    raw = np.frombuffer((text + "\n").encode("ascii", "replace"), np.uint8).reshape(-1, _ROW)
+    ok = np.ones(len(raw), bool)
+    ok[np.flatnonzero(raw - _LOW > _SPAN) // _ROW] = False  # (a byte below the smallest wraps to big)
+    return raw, ok

@@ -87,3 +87,22 @@ def test_everything_else_is_the_clocks() -> None:
     same(values)
     same([v for v in values if isinstance(v, str) and len(v) == len(base)])  # all of the journal's length
     same([])
+
+
+def test_values_of_other_lengths_never_take_their_neighbours_place() -> None:
+    """Values joined into one text: a stamp one character short next to one a character long fill
+    the same bytes as two stamps would, and each must still be read as itself."""
+    stamp = "2023-11-14T22:13:20.010000Z"
+    other = "2023-11-14T22:13:21.020000Z"
+    same([stamp[:-1], "Z" + other])  # the short one without its Z, the long one with a Z before
+    same([stamp[:-1], "Z" + other, stamp])
+    same([stamp, stamp[1:], "2" + other, stamp])
+    rng = random.Random(3)
+    for _ in range(300):
+        values = [stamp] * 12
+        k = rng.randrange(11)
+        cut = rng.randrange(27)
+        values[k] = values[k][:cut] + values[k][cut + 1 :]
+        at = rng.randrange(28)
+        values[k + 1] = values[k + 1][:at] + rng.choice("Z0:.-T") + values[k + 1][at:]
+        same(values)
