@@ -215,8 +215,7 @@ class Reading:
         set_status = _STATUS_FIELD.pack_into
         i = b.count - 1  # the current record's index
         flush_at = b.count + b.chunk - 1
-        stamps: list[Any] = []
-        """The ``ts`` of each row from :attr:`stamped` on, read together at a flush (``times``)."""
+        stamps: list[Any] = []  # the ``ts`` of each row from ``stamped`` on, read together at a flush
         stamp = stamps.append
         stamped = b.count
         last_who, last_aid = agent_id, agent_aid
