@@ -80,9 +80,9 @@ def times(values: Sequence[Any], clock: MinuteClock | None = None) -> np.ndarray
     n = len(values)
     out = np.full(n, math.nan)
     done = np.zeros(n, bool)
-    rows, raw, ok = _stamp_rows(values)
+    rows, offsets, ok = _stamp_rows(values)
     if len(rows):
-        fields = _WEIGHTS.T @ (raw - _LOW).astype(np.float32).T  # one contiguous row per field
+        fields = _WEIGHTS.T @ offsets.astype(np.float32).T  # one contiguous row per field
         year, month, day, hour, minute, second, micro = fields.astype(np.int64)
         ok &= (year >= 1) & (month >= 1) & (month <= 12) & (day >= 1) & (hour < 24) & (minute < 60)
         ok &= second < 61  # as the clock: a second of 61 or more is not read this way
@@ -99,29 +99,30 @@ def times(values: Sequence[Any], clock: MinuteClock | None = None) -> np.ndarray
 
 
 def _stamp_rows(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The indices of the values that are text of a stamp's length, their bytes (a row each: the
-    stamp and a newline, any character that is not ASCII a ``?``) and which rows have a stamp's
-    form. When every value is text, their text as long as stamps would make it, and every row
-    has the form, no value's length is asked: the newlines where the form has them prove them."""
+    """The indices of the values that are text of a stamp's length, their bytes as offsets from
+    :data:`_LOW` (see :func:`_rows`) and which rows have a stamp's form. When every value is text,
+    their text as long as stamps would make it, and every row has the form, no value's length is
+    asked: the newlines where the form has them prove them."""
     n = len(values)
     try:
         text = "\n".join(values)
     except TypeError:  # a value that is not text (a number, None)
         text = ""
     if n and len(text) == n * _ROW - 1:
-        raw, ok = _rows(text)
+        offsets, ok = _rows(text)
         if ok.all():
-            return np.arange(n), raw, ok
+            return np.arange(n), offsets, ok
     rows = [k for k, v in enumerate(values) if v.__class__ is str and len(v) == len(_STAMP)]
     if not rows:
         return np.zeros(0, np.intp), np.zeros((0, _ROW), np.uint8), np.zeros(0, bool)
-    raw, ok = _rows("\n".join([values[k] for k in rows]))
-    return np.array(rows, np.intp), raw, ok
+    offsets, ok = _rows("\n".join([values[k] for k in rows]))
+    return np.array(rows, np.intp), offsets, ok
 
 
 def _rows(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """``text`` (stamps, a newline between each two) a row per stamp, and which have its form."""
-    raw = np.frombuffer((text + "\n").encode("ascii", "replace"), np.uint8).reshape(-1, _ROW)
-    ok = np.ones(len(raw), bool)
-    ok[np.flatnonzero(raw - _LOW > _SPAN) // _ROW] = False  # (a byte below the smallest wraps to big)
-    return raw, ok
+    """``text`` (stamps, a newline between each two) a row per stamp: each byte (any character
+    that is not ASCII a ``?``) less the smallest allowed there, and which rows have the form."""
+    offsets = np.frombuffer((text + "\n").encode("ascii", "replace"), np.uint8).reshape(-1, _ROW) - _LOW
+    ok = np.ones(len(offsets), bool)
+    ok[np.flatnonzero(offsets > _SPAN) // _ROW] = False  # (a byte below the smallest wraps to big)
+    return offsets, ok

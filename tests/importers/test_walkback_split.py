@@ -30,7 +30,7 @@ class Spy:
 
     reads: list[tuple[Path, str]] = field(default_factory=list)
     handed: list[object] = field(default_factory=list)
-    """The part each read was handed (a part the child joins on inside its own is not one)."""
+    """The part each read was handed (the first of the chain of parts the child read)."""
 
     def of(self, journal: Path) -> list[str]:
         return [how for path, how in self.reads if path == journal]
@@ -217,7 +217,7 @@ def test_a_real_child_process_reads_the_tail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Spy, parent: str
 ) -> None:
     """The processes race for the chunks; or the parent stops at the first, so that the child
-    reads every chunk, each joined on in the child."""
+    reads every chunk, each linked in the child to the part after it."""
     run = build_run(tmp_path, crashed=True, recovered=True, torn=False)
     grow(run, 3000)
     whole = one_read(run.dir, monkeypatch)
