@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pyarrow.parquet as pq  # noqa: E402
 from _common import best_of, load_note, report, scratch_dir, timed  # noqa: E402
 from walkback.exporters import exporter  # noqa: E402
-from walkback.exporters.facts import measures  # noqa: E402
 from walkback.exporters.tables.columns import columns  # noqa: E402
 from walkback.exporters.tables.write import arrow_table  # noqa: E402
 from walkback.importers import load  # noqa: E402
 from walkback.journal.testing import synth_journal  # noqa: E402
+from walkback.timeline.facts import measures  # noqa: E402
 from walkback.timeline.session import Session  # noqa: E402
 
 

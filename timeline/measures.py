@@ -4,7 +4,7 @@ A model call's or result's model and token usage, and a file-changing tool call'
 before and after. An exporter of a million-event session needs them for every such event, and
 building each one's typed detail from its raw record costs ~13 us; an importer that has the parsed
 record in hand records them while it reads for a fraction of that. Sessions whose importer does
-not are measured from their details when an export asks (``exporters.facts.measures``); a test
+not are measured from their details when an export asks (``timeline.facts.measures``); a test
 holds both ways to the same answer.
 
 Sparse (only events that have any), in event order; the model is an id in the session's string

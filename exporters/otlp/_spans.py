@@ -33,10 +33,9 @@ from walkback.timeline.details import (
     TestResult,
     ToolCall,
 )
+from walkback.timeline.facts import details, session_id
 from walkback.timeline.kinds import KIND_INDEX, KINDS
 from walkback.timeline.session import Session
-
-from ..facts import details, session_id
 
 Value = str | int | float | bool | list[str]
 """An attribute value (OTLP AnyValue: string, int, double, bool, array of strings)."""

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from walkback.exporters.facts import details, measures
 from walkback.timeline import details as d
 from walkback.timeline.changes import change_view, unified
+from walkback.timeline.facts import details, measures
 from walkback.timeline.kinds import FILE, KIND_INDEX, KINDS, PLACEHOLDER, PROBLEM_STATUSES
 from walkback.timeline.query import columns, file_rows
 from walkback.timeline.session import Session

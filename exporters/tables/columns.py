@@ -15,12 +15,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from walkback.timeline.facts import measures, session_id
 from walkback.timeline.frame import compact
 from walkback.timeline.kinds import KINDS
 from walkback.timeline.query import columns as table_columns
 from walkback.timeline.session import Session
-
-from ..facts import measures, session_id
 
 COLUMNS = (
     "session",

@@ -14,12 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from walkback.exporters import exporter
-from walkback.exporters.facts import measures
 from walkback.exporters.tables.columns import COLUMNS, rows
 from walkback.importers import extend, load
 from walkback.journal.testing import synth_journal
 from walkback.journal.writer import JournalWriter
 from walkback.timeline.details import ModelResult
+from walkback.timeline.facts import measures
 from walkback.timeline.session import Session
 from walkback.timeline.views import file_change
 

@@ -1,4 +1,4 @@
-"""What the tabular and OTLP exports share: a session's stable id, many details read fast, and
+"""What the exports and the archive share: a session's stable id, many details read fast, and
 the session's measures (models, tokens, file hashes) whoever recorded them.
 
 A session's id is what re-exporting keys on (Parquet file names, OTLP trace ids), so it depends
@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import orjson
 from walkback.journal.errors import ImporterError
-from walkback.timeline.details import Detail, ModelCall, ModelResult, ToolCall
-from walkback.timeline.kinds import FILE, KIND_INDEX, PLACEHOLDER
-from walkback.timeline.measures import Measures
-from walkback.timeline.query import columns
-from walkback.timeline.session import Session
-from walkback.timeline.sources import BOM, JsonLines
+
+from .details import Detail, ModelCall, ModelResult, ToolCall
+from .kinds import FILE, KIND_INDEX, PLACEHOLDER
+from .measures import Measures
+from .query import columns
+from .session import Session
+from .sources import BOM, JsonLines
 
 HEAD = 65536
 """Bytes of the first source file that identify a session without a run id."""
