@@ -1,7 +1,29 @@
-"""Importers: the reference journal and other agents' logs, into one timeline model."""
+"""Importers: the reference journal and other agents' logs, into one timeline model.
 
-from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread, Prepares
-from .registry import detect, extend, importers, load, load_chunks, parts, prepare, scores, split_part
+The names below load on first use (PEP 562), so a light submodule (the archive's store, which
+``walkback search`` opens) does not pull in the timeline model with its package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread, Prepares
+    from .registry import detect, extend, importers, load, load_chunks, parts, prepare, scores, split_part
+
+_HOME = {
+    **dict.fromkeys(
+        ("CERTAIN", "LIKELY", "NO", "WEAK", "Follows", "Importer", "MultiSession", "MustReread", "Prepares"),
+        ".base",
+    ),
+    **dict.fromkeys(
+        ("detect", "extend", "importers", "load", "load_chunks", "parts", "prepare", "scores", "split_part"),
+        ".registry",
+    ),
+}
+"""Each public name -> the module that defines it."""
 
 __all__ = [
     "CERTAIN",
@@ -23,3 +45,12 @@ __all__ = [
     "scores",
     "split_part",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
