@@ -1,7 +1,8 @@
 """The importer registry: scored detection, one error when nothing matches, loading in chunks.
 
 Every importer scores what it sees (a name, a folder's layout, the first bytes); the highest score
-wins and a tie is an error, so two JSON-lines formats can never silently claim each other's
+wins. A tie goes to the format the file's first record alone claims highest (:func:`break_tie`);
+one that remains is an error, so two JSON-lines formats can never silently claim each other's
 files. Built-ins and plugins register through the same hook (:mod:`walkback.plugins`).
 """
 
@@ -16,6 +17,7 @@ from walkback.timeline.session import Session
 
 from .base import NO, Follows, Importer, MultiSession, MustReread, Prepares, head
 from .describe import describe_unknown
+from .records import BOM
 
 PART = "#"
 """``log.eval#<part>`` names one session of a file that holds several."""
@@ -48,6 +50,24 @@ def scores(path: Path) -> list[tuple[int, str]]:
     return sorted(out, key=lambda s: -s[0])
 
 
+def break_tie(path: Path, tied: list[str]) -> list[str]:
+    """The importers of ``tied`` that score highest on the file's first record alone.
+
+    A file's first record says what the file is; the records after it may be another format's,
+    carried verbatim (a walkback journal imported from a Claude Code session keeps every session
+    record under its own type, so both importers are certain of it, but only walkback's claims its
+    ``run.start`` header). A folder, or a tie the first record does not break, stays tied.
+    """
+    data = head(path)
+    if len(tied) < 2 or not data:
+        return tied
+    first = data.removeprefix(BOM).split(b"\n", 1)[0]
+    every = importers()
+    again = [(every[name].score(path, first), name) for name in tied]
+    top = max(s for s, _ in again)
+    return [name for s, name in again if s == top] if top > NO else tied
+
+
 def detect(path: str | Path) -> Importer:
     """The importer for ``path`` (a file, a folder, or ``file#part``)."""
     p, _ = split_part(path)
@@ -60,10 +80,10 @@ def detect(path: str | Path) -> Importer:
     ranked = scores(p)
     best = ranked[0] if ranked else (NO, "")
     if best[0] > NO:
-        tied = [name for s, name in ranked if s == best[0]]
+        tied = break_tie(p, [name for s, name in ranked if s == best[0]])
         if len(tied) > 1:
             raise UnknownFormat(f"ambiguous: {' and '.join(tied)} both claim this input", path=p)
-        return importers()[best[1]]
+        return importers()[tied[0]]
     if p.is_dir():
         raise UnknownFormat("no journal or known agent log in this directory", path=p)
     line, why = describe_unknown(p)

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
+from click.testing import CliRunner
 from walkback.importers import detect, scores
+from walkback.importers.registry import break_tie
+
+from walkback.cli import cli
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 FOLDER_FORMAT = {
@@ -37,3 +42,54 @@ def test_every_corpus_file_is_claimed_by_its_importer_alone(path: Path) -> None:
 
 def test_the_corpus_is_there() -> None:
     assert len(FILES) > 40, f"../shared/corpus is missing or incomplete at {CORPUS}"
+
+
+# -- a tie: walkback's own journal reads as walkback, whatever it carries ------------------------
+HERE = Path(__file__).parent
+ONE_PER_FORMAT = {
+    "claude-code": CORPUS / "claude-code" / "spotter" / "short.jsonl",
+    "codex": next((CORPUS / "codex" / "codemie").glob("rollout-2026-01-02*.jsonl")),
+    "copilot-cli": CORPUS / "copilot-cli" / "vibecodingtracker" / "copilot-events.jsonl",
+    "gemini-cli": CORPUS / "gemini-cli" / "vibecodingtracker" / "gemini.jsonl",
+    "inspect": CORPUS / "inspect" / "2025-05-12T20-27-36-04-00_browser.json",
+    "openhands": CORPUS / "openhands" / "v1-sdk-conversation-cd945624",
+    "otel": CORPUS / "otel" / "otlp-proto-examples" / "trace.json",
+    "swe-agent": CORPUS / "swe-agent" / "swe-agent__test-repo-i1.traj",
+    "aider": CORPUS / "aider" / "aider-repo-fixture" / "chat-history.EXCERPT.md",
+    "cline": HERE / "test_cline" / "1733145600000",
+}
+"""One input per importer (Cline has no corpus file: its fixture folder)."""
+
+
+@pytest.mark.parametrize("fmt", sorted(ONE_PER_FORMAT))
+def test_every_importers_output_reads_back_as_walkback(fmt: str, tmp_path: Path) -> None:
+    """An imported journal keeps each source record under its own type, so the source's importer
+    is as sure of it as walkback's: the header on its first line breaks the tie."""
+    source = ONE_PER_FORMAT[fmt]
+    assert detect(source).name == fmt
+    out = tmp_path / "o.jsonl"
+    runner = CliRunner()
+    done = runner.invoke(cli, ["import", str(source), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    assert detect(out).name == "walkback"
+    shown = runner.invoke(cli, ["show", "--json", str(out)])
+    assert shown.exit_code == 0, shown.output
+    assert orjson.loads(shown.output)["format"] == "walkback"
+    checked = runner.invoke(cli, ["check", str(out)])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_the_first_record_breaks_a_tie_and_nothing_else(tmp_path: Path) -> None:
+    cc = b'{"type":"user","parentUuid":null,"uuid":"u1","sessionId":"s1","message":{"role":"user"}}'
+    wb = b'{"v":1,"lsn":0,"type":"run.start","run":"r","agent":"main"}'
+    carried = tmp_path / "carried.jsonl"
+    carried.write_bytes(cc + b"\n" + wb + b"\n")  # walkback scores its first line only: no tie
+    assert detect(carried).name == "claude-code"
+    assert break_tie(carried, ["walkback", "claude-code"]) == ["claude-code"]
+    header_first = tmp_path / "journal.jsonl"
+    header_first.write_bytes(b"\xef\xbb\xbf" + wb + b"\n" + cc + b"\n")
+    assert break_tie(header_first, ["claude-code", "walkback"]) == ["walkback"]
+    neither = tmp_path / "neither.jsonl"
+    neither.write_bytes(b"[]\n" + cc + b"\n")
+    assert break_tie(neither, ["claude-code", "walkback"]) == ["claude-code", "walkback"]
+    assert break_tie(tmp_path, ["claude-code", "walkback"]) == ["claude-code", "walkback"]
