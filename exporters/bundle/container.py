@@ -209,7 +209,7 @@ class _Scanner:
         self.data: list[_Data] = []
         self.payload: bytearray | None = None
         self.stack: list[list[Any]] = []
-        """Open containers: ``["{", key, expect_key]`` or ``["["]``."""
+        """Open containers: ``["{", key, expect_key, keys seen]`` or ``["[", index]``."""
 
     def _more(self) -> bool:
         block = self.f.read(READ)
@@ -256,23 +256,38 @@ class _Scanner:
                             top[1] = orjson.loads(text)
                         except orjson.JSONDecodeError:
                             top[1] = None
+                        self._once(top)
                 continue
             self.pos += 1
             if c == 0x7B:  # {
-                self.stack.append(["{", None, True])
+                self.stack.append(["{", None, True, set()])
             elif c == 0x5B:  # [
-                self.stack.append(["["])
+                self.stack.append(["[", 0])
             elif c in (0x7D, 0x5D):  # } ]
                 if self.stack:
                     self.stack.pop()
             elif c == 0x3A and self.stack and self.stack[-1][0] == "{":  # :
                 self.stack[-1][2] = False
-            elif c == 0x2C and self.stack and self.stack[-1][0] == "{":  # ,
-                self.stack[-1][2] = True
+            elif c == 0x2C and self.stack:  # ,
+                top = self.stack[-1]
+                if top[0] == "{":
+                    top[2] = True
+                else:
+                    top[1] += 1
             out.append(bytes((c,)))
             if len(out) > 4096:
                 out[:] = [b"".join(out)]
         return b"".join(out)
+
+    def _once(self, top: list[Any]) -> None:
+        """A key said twice in one object is refused: JSON readers disagree on which value wins
+        (orjson and jq take the last, others the first), so a bundle must not hold two."""
+        if top[1] in top[3]:
+            raise UnusableBundle(
+                f"duplicate key {top[1]!r} in {json_path(self.stack)}: a bundle holds each key once",
+                path=self.origin,
+            )
+        top[3].add(top[1])
 
     def _string(self) -> bytes:
         """One whole string token (quotes included); escapes are honoured, not decoded."""
@@ -313,6 +328,11 @@ class _Scanner:
             self.pos = len(self.buf)
             if not self._more():
                 raise UnusableBundle(f"not JSON: the bundle ends inside {what}", path=self.origin)
+
+
+def json_path(stack: list[list[Any]]) -> str:
+    """``$.artifacts[1]``: where the innermost open container of ``stack`` is."""
+    return "$" + "".join(f"[{c[1]}]" if c[0] == "[" else f".{c[1]}" for c in stack[:-1])
 
 
 _UNITS = re.compile(rb'(?:[^"\\]++|\\.)*+', re.S)

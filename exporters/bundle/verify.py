@@ -189,7 +189,7 @@ def _checks(
     try:
         if payload is None:
             raise _Bad("the payload is not base64")
-        stmt = _statement(payload)
+        stmt = _statement(payload, v.origin)
     except _Bad as e:
         add(Check("statement", False, str(e)))
         return None
@@ -235,43 +235,68 @@ def _signature(
     sigs: list[Any],
     trust: list[TrustedKey] | None,
 ) -> None:
+    """The bundle is signed when any one signature verifies with a trusted key, whatever the
+    others are and in whatever order they come; each of the others is said in the reason."""
     add = v.checks.append
     if not sigs:
         add(Check("signature", False, "unsigned: the bundle was exported without --key"))
         return
     embedded = _embedded_key(doc)
-    candidates = list(trust or [])
-    for n, s in enumerate(sigs):
-        if not isinstance(s, dict) or not isinstance(s.get("sig"), str):
-            add(Check("signature", False, f"signature {n} is malformed"))
-            return
-        try:
-            sig = b64decode(s["sig"])
-        except ValueError:
-            add(Check("signature", False, f"signature {n} is not base64"))
-            return
-        hint = s.get("keyid")
-        for tk in sorted(candidates, key=lambda k: k.keyid != hint):  # the keyid only orders attempts
-            if payload is not None and verifies(tk.key, ptype, payload, sig):
-                v.signer, v.keyid = tk.principals, tk.keyid
-                add(Check("signature", True, f"Ed25519 signature verifies with {tk.keyid}"))
-                add(Check("trust", True, f"signed by {tk.principals} ({tk.keyid})"))
-                return
-        if embedded is not None and payload is not None and verifies(embedded, ptype, payload, sig):
-            v.keyid = fingerprint(embedded)
-            add(Check("signature", True, f"Ed25519 signature verifies with the key it names, {v.keyid}"))
-            where = "no trusted key was given" if trust is None else "that key is not among the trusted keys"
-            add(Check("trust", False, f"untrusted: {where} (--key PUB or --allowed-signers FILE)"))
-            return
-    add(
-        Check(
-            "signature",
-            False,
-            "the signature does not verify: the payload, its type or the signature "
-            "was altered, or another key signed",
+    outcomes = [_one_signature(s, ptype, payload, trust or [], embedded) for s in sigs]
+    trusted = next((k for k, (tk, _) in enumerate(outcomes) if isinstance(tk, TrustedKey)), None)
+    untrusted = next((k for k, (tk, _) in enumerate(outcomes) if isinstance(tk, str)), None)
+    many = len(sigs) > 1
+
+    def others(used: int) -> str:
+        said = [f"signature {k}: {why}" for k, (_, why) in enumerate(outcomes) if k != used]
+        return f" (the others: {'; '.join(said)})" if said else ""
+
+    if trusted is not None:
+        tk = outcomes[trusted][0]
+        assert isinstance(tk, TrustedKey)
+        v.signer, v.keyid = tk.principals, tk.keyid
+        which = f"signature {trusted} of {len(sigs)}" if many else "Ed25519 signature"
+        add(Check("signature", True, f"{which} verifies with {tk.keyid}{others(trusted)}"))
+        add(Check("trust", True, f"signed by {tk.principals} ({tk.keyid})"))
+    elif untrusted is not None:
+        v.keyid = str(outcomes[untrusted][0])
+        which = f"signature {untrusted} of {len(sigs)}" if many else "Ed25519 signature"
+        add(Check("signature", True, f"{which} verifies with the key it names, {v.keyid}{others(untrusted)}"))
+        where = "no trusted key was given" if trust is None else "that key is not among the trusted keys"
+        add(Check("trust", False, f"untrusted: {where} (--key PUB or --allowed-signers FILE)"))
+    else:
+        said = "; ".join(f"signature {k}: {why}" for k, (_, why) in enumerate(outcomes))
+        add(
+            Check(
+                "signature",
+                False,
+                "the signature does not verify: the payload, its type or the signature "
+                "was altered, or another key signed" + (f" ({said})" if many else ""),
+            )
         )
-    )
-    add(Check("trust", False, "no trusted key verifies the signature"))
+        add(Check("trust", False, "no trusted key verifies the signature"))
+
+
+def _one_signature(
+    s: Any, ptype: str, payload: bytes | None, trust: list[TrustedKey], embedded: Any
+) -> tuple[TrustedKey | str | None, str]:
+    """What one DSSE signature is: ``(trusted key, why)``, ``(fingerprint of the key the bundle
+    names, why)`` when only that key verifies it, or ``(None, why)``."""
+    if not isinstance(s, dict) or not isinstance(s.get("sig"), str):
+        return None, "malformed"
+    try:
+        sig = b64decode(s["sig"])
+    except ValueError:
+        return None, "not base64"
+    if payload is None:
+        return None, "the payload is not base64"
+    hint = s.get("keyid")
+    for tk in sorted(trust, key=lambda k: k.keyid != hint):  # the keyid only orders the attempts
+        if verifies(tk.key, ptype, payload, sig):
+            return tk, f"verifies with trusted {tk.keyid}"
+    if embedded is not None and verifies(embedded, ptype, payload, sig):
+        return fingerprint(embedded), f"verifies only with an untrusted key, {fingerprint(embedded)}"
+    return None, "does not verify with any trusted key"
 
 
 def _embedded_key(doc: dict[str, Any]) -> Any:
@@ -290,11 +315,52 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _statement(payload: bytes) -> dict[str, Any]:
+class _Twice(dict[str, Any]):
+    """An object of the statement that names a key twice (found again to say where)."""
+
+    key = ""
+
+
+def _where_twice(value: Any, path: str = "$") -> str | None:
+    """The path of the first object that names a key twice (only walked when there is one)."""
+    if isinstance(value, _Twice):
+        return f"{path}.{value.key}"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, child in items:
+        found = _where_twice(child, f"{path}.{k}" if isinstance(k, str) else f"{path}[{k}]")
+        if found:
+            return found
+    return None
+
+
+def _statement(payload: bytes, origin: str) -> dict[str, Any]:
+    """The statement, checked for what verify reads of it.
+
+    Raises:
+        UnusableBundle: a key is named twice in one object (readers disagree on which wins).
+    """
+    twice: list[_Twice] = []
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(pairs)
+        if len(d) == len(pairs):
+            return d
+        seen: set[str] = set()
+        marked = _Twice(d)
+        marked.key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        twice.append(marked)
+        return marked
+
     try:  # json, not orjson: orjson builds a whole document tree first (+200 MB for a million events)
-        stmt = json.loads(payload, parse_constant=_no_constant)
+        stmt = json.loads(payload, parse_constant=_no_constant, object_pairs_hook=unique)
     except (ValueError, RecursionError) as e:
         raise _Bad(f"the payload is not JSON: {e}") from None
+    if twice:
+        raise UnusableBundle(
+            f"duplicate key in the statement (the payload) at {_where_twice(stmt)}: "
+            "a bundle holds each key once",
+            path=origin,
+        )
     if not isinstance(stmt, dict) or stmt.get("_type") != STATEMENT_TYPE:
         raise _Bad(f"the payload is not an in-toto Statement v1 (_type {STATEMENT_TYPE})")
     if stmt.get("predicateType") != PREDICATE_TYPE:
@@ -355,8 +421,10 @@ def _artifacts(
     signed = [s["name"] for s in subjects]
     missing = [n for n in signed if n not in by_name]
     extra = [n for n in by_name if n not in signed]
+    twice = sorted({n for n in signed if signed.count(n) > 1})
     problems = [f"{n} is signed but missing (removed)" for n in missing]
     problems += [f"{n} is carried but not signed (added; not imported)" for n in extra]
+    problems += [f"{n} is listed {signed.count(n)} times among the signed subjects" for n in twice]
     v.checks.append(
         Check(
             "artifacts",
@@ -367,7 +435,7 @@ def _artifacts(
     out = []
     for s in subjects:
         d = by_name.get(s["name"])
-        if d is None:
+        if d is None or d.item in out:
             continue
         ok = d.item.sha256 == s["digest"]["sha256"]
         v.checks.append(
