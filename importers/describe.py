@@ -1,7 +1,9 @@
-"""Saying what an unrecognised file is, in the reader's own words (one clear error line)."""
+"""Saying what a file or a session is in one line: an unrecognised file in the reader's own words
+(one clear error line), a task by its first line."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from walkback.journal.scanresult import parse_line
@@ -9,6 +11,8 @@ from walkback.journal.scanresult import parse_line
 from .base import head
 from .records import BOM
 
+_TAG_ONLY = re.compile(r"</?[\w.:-]+>")
+"""A line that only opens or closes a tag (``<pr_description>``, ``<task>``) says nothing yet."""
 MAX_DESCRIBED_LINE = 1 << 24
 """An unrecognised file's first line is parsed up to this many bytes to say what is wrong with it."""
 
@@ -32,3 +36,15 @@ def describe_unknown(path: Path) -> tuple[int, str]:
             rec, why = parse_line(line)
             return n, why or "a JSON object of no known format"
     return 1, "no records"
+
+
+def headline(text: str) -> str:
+    """The first line of ``text`` that says something (a task's title), without its indentation.
+
+    Agents keep a task as the user wrote it or as their template wrapped it, often pages of it; a
+    summary line shows its start, past the lines that only open a tag.
+    """
+    for line in text.splitlines():
+        if line.strip() and not _TAG_ONLY.fullmatch(line.strip()):
+            return line.strip()
+    return ""

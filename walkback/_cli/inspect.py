@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ def show(path: Path, as_json: bool) -> None:
     Damage is reported, not fatal (exit 0); input that is not a readable journal or log exits 2.
     """
     from walkback.importers import load
+    from walkback.importers.describe import headline
 
     session = load(path, progress=progress_printer("reading"))
     data = summary(session)
@@ -68,7 +70,7 @@ def show(path: Path, as_json: bool) -> None:
     lines = [
         f"{path}",
         f"  format      {data['format']}",
-        f"  task        {data['task']}",
+        f"  task        {headline(data['task'] or '')}",
         f"  runs        {', '.join(data['runs'])}",
         f"  agents      {agents}",
         f"  status      {status}",
@@ -79,7 +81,24 @@ def show(path: Path, as_json: bool) -> None:
     if data["pending"]:
         lines.append(f"  pending     {len(data['pending'])} intent(s) without a commit:")
         lines += [f"    lsn {p['lsn']}  {p['tool']}  {p['target']}  ({p['agent']})" for p in data["pending"]]
-    click.echo("\n".join(safe(line) for line in lines))
+    width = _width()
+    click.echo("\n".join(_fit(safe(line), width) for line in lines))
+
+
+NOT_A_TERMINAL_WIDTH = 200
+"""Characters a summary line may have when the output is a file or a pipe."""
+
+
+def _width() -> int:
+    """The terminal's width, or :data:`NOT_A_TERMINAL_WIDTH` when the output is not a terminal."""
+    if not sys.stdout.isatty():
+        return NOT_A_TERMINAL_WIDTH
+    return max(shutil.get_terminal_size((NOT_A_TERMINAL_WIDTH, 24)).columns, 20)
+
+
+def _fit(line: str, width: int) -> str:
+    """``line`` cut to ``width`` characters, an ellipsis saying it was."""
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _first_damage(integ: Any) -> str:
