@@ -162,7 +162,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=20)
     ap.add_argument("--hold", type=float, default=0.2, help="seconds each tab stays open")
     args = ap.parse_args()
-    from walkback.viewer.discovery import entry_id
+    from walkback.importers.folders import entry_id
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from walkback.viewer.discovery import entry_id
+from walkback.importers.folders import entry_id
 
 ROOT = Path(__file__).resolve().parent.parent
 

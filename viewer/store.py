@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from walkback.importers.folders import Detect, discover, entry_id, label
 from walkback.journal.errors import WalkbackError
 from walkback.journal.recovery import RecoveryPlan
 from walkback.journal.runlock import lock_is_held
@@ -25,7 +26,6 @@ from walkback.journal.writer import journal_path
 from walkback.timeline.session import Session
 from walkback.timeline.views import approvals
 
-from .discovery import Detect, discover, entry_id, label
 from .entry import Analysis, Derived, Entry, summarize
 
 __all__ = ["LIST", "PAGE", "Analyzer", "Entry", "Loader", "SessionStore", "discover", "entry_id"]

@@ -1,4 +1,5 @@
-"""Which sessions a viewer serves: folders of runs expanded into sessions, each with a stable id."""
+"""Which sessions paths name: folders of runs expanded into sessions, each with a stable id (what the
+viewer serves, an export of a folder reads and the archive indexes)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from walkback.importers.base import MultiSession
-from walkback.importers.registry import PART, split_part
 from walkback.journal.errors import WalkbackError
+
+from .base import MultiSession
+from .registry import PART, split_part
 
 Detect = Callable[[Path], Any]
 """``importers.detect``: the importer for a path, raising ``WalkbackError`` when none fits."""
