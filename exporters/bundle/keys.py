@@ -8,7 +8,6 @@ and ``git log --show-signature`` print, so a person can compare it by eye.
 from __future__ import annotations
 
 import base64
-import fnmatch
 import hashlib
 import os
 import re
@@ -216,33 +215,47 @@ def _options(text: str) -> dict[str, str]:
 
 
 def _in_window(options: dict[str, str], now: datetime, path: Path, line: int) -> bool:
-    for name, inside in (("valid-after", lambda t: now >= t), ("valid-before", lambda t: now < t)):
+    for name, inside in (("valid-after", lambda t: now >= t), ("valid-before", lambda t: now <= t)):
         if name in options and not inside(_time(options[name], path, line)):
             return False
     return True
 
 
+_TIME_FORMS = {8: "%Y%m%d", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
+
+
 def _time(text: str, path: Path, line: int) -> datetime:
-    """``YYYYMMDD[HHMM[SS]][Z]`` (ssh-keygen's form; read as UTC)."""
-    digits = text.removesuffix("Z").removesuffix("z")
-    for fmt in ("%Y%m%d%H%M%S", "%Y%m%d%H%M", "%Y%m%d"):
-        try:
-            return datetime.strptime(digits, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    raise KeyFileError(f"bad time {text!r} (expected YYYYMMDD[HHMM[SS]])", path=path, line=line)
+    """``YYYYMMDD[HHMM[SS]][Z|UTC]``, as ssh-keygen reads it: UTC with the suffix, local time
+    without."""
+    suffix = 1 if text[-1:] in ("Z", "z") else 3 if text[-3:].lower() == "utc" else 0
+    digits = text[: len(text) - suffix]
+    form = _TIME_FORMS.get(len(digits)) if digits.isascii() and digits.isdigit() else None
+    try:
+        when = datetime.strptime(digits, form) if form else None
+    except ValueError:
+        when = None
+    if when is None:
+        raise KeyFileError(f"bad time {text!r} (expected YYYYMMDD[HHMM[SS]][Z])", path=path, line=line)
+    return when.replace(tzinfo=UTC) if suffix else when.astimezone()  # a naive time is local
 
 
 def principal_matches(patterns: str, identity: str) -> bool:
-    """Whether ``identity`` matches a comma-separated OpenSSH pattern list (``*``, ``?``, ``!neg``)."""
+    """Whether ``identity`` matches a comma-separated OpenSSH pattern list, as ``ssh-keygen -Y
+    verify`` decides it: ``*`` and ``?`` are the only wildcards (``[`` is a plain character), and a
+    matching ``!pattern`` refuses whatever else matches."""
     matched = False
     for pat in patterns.split(","):
-        if pat.startswith("!"):
-            if fnmatch.fnmatchcase(identity, pat[1:]):
+        negated = pat.startswith("!")
+        if _pattern(pat[1:] if negated else pat).fullmatch(identity):
+            if negated:
                 return False
-        elif fnmatch.fnmatchcase(identity, pat):
             matched = True
     return matched
+
+
+def _pattern(pat: str) -> re.Pattern[str]:
+    """An OpenSSH ``match_pattern`` as a regular expression (everything but ``*``/``?`` literal)."""
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pat), re.S)
 
 
 def default_trust() -> tuple[list[TrustedKey], str] | None:
