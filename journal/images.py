@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from .blobs import BlobStore
 from .errors import BlobError
-from .record import ABSENT, sha256_bytes
+from .line import ABSENT, sha256_bytes
 
 INLINE_MAX = 8192
 """Largest image (bytes of content) carried inline in its intent; bigger ones go to the blob store."""

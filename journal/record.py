@@ -7,70 +7,25 @@ re-canonicalisation: hash the bytes before the ``,"h":"`` suffix and compare.
 
 from __future__ import annotations
 
-import hashlib
-import time
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
-FORMAT_VERSION = 1
-ZERO_HASH = "0" * 64
-H_MARK = b',"h":"'
-ABSENT = "absent"
-"""The pre/post value of a file that does not exist."""
-
-SYNC_TYPES = frozenset(
-    {
-        "run.start",
-        "intent",
-        "agent.spawn",
-        "approval.decision",
-        "recovery",
-        "checkpoint",
-        "run.end",
-        "journal.recovered",
-    }
-)
-"""Types fsynced before ``append`` returns: each precedes a side effect or closes a run."""
-
-
-_second: list[Any] = [None, ""]
-"""The last whole second formatted, and its text: strftime costs more than the rest of an append."""
-
-
-def now_iso() -> str:
-    """RFC 3339 UTC timestamp with microseconds (informational only; lsn orders records)."""
-    sec, us = divmod(time.time_ns() // 1000, 1_000_000)
-    if _second[0] != sec:
-        _second[0], _second[1] = sec, datetime.fromtimestamp(sec, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{_second[1]}.{us:06d}Z"
+from .line import ABSENT as ABSENT
+from .line import FORMAT_VERSION as FORMAT_VERSION
+from .line import H_MARK as H_MARK
+from .line import SYNC_TYPES as SYNC_TYPES
+from .line import ZERO_HASH as ZERO_HASH
+from .line import line_hash as line_hash
+from .line import now_iso as now_iso
+from .line import seal
+from .line import sha256_bytes as sha256_bytes
+from .line import sha256_file as sha256_file
 
 
 def encode(record: dict[str, Any]) -> tuple[bytes, str]:
     """Encode ``record`` (which must not contain ``h``) as one v1 line; return ``(line, h)``."""
-    body = orjson.dumps(record)[:-1]
-    h = hashlib.sha256(body).hexdigest()
-    return body + H_MARK + h.encode() + b'"}\n', h
-
-
-def line_hash(line: bytes) -> tuple[str | None, str | None]:
-    """Return ``(stored_h, computed_h)`` of a line without its newline; ``None`` where absent.
-
-    ``computed_h`` is the hash of the body as written, so a record whose ``h`` field alone was
-    damaged can still be recognised as the record a later ``prev`` points at.
-    """
-    i = line.rfind(H_MARK)
-    if i < 0:
-        return None, None
-    stored = line[i + 6 : i + 70]
-    computed = hashlib.sha256(line[:i]).hexdigest()
-    if len(stored) != 64 or line[i + 70 :] != b'"}':
-        return None, computed
-    try:
-        return stored.decode("ascii"), computed
-    except UnicodeDecodeError:
-        return None, computed
+    return seal(orjson.dumps(record)[:-1])
 
 
 def intact(line: bytes) -> dict[str, Any] | None:
@@ -84,20 +39,6 @@ def intact(line: bytes) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     return rec if isinstance(rec, dict) and type(rec.get("lsn")) is int else None
-
-
-def sha256_bytes(data: bytes) -> str:
-    """Content hash in the journal's notation: ``sha256:<hex>``."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: str | Any) -> str:
-    """``sha256:<hex>`` of a file's content, or :data:`ABSENT` if it does not exist."""
-    try:
-        with open(path, "rb") as f:
-            return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
-    except FileNotFoundError:
-        return ABSENT
 
 
 ENVELOPE = frozenset({"v", "lsn", "seq", "ts", "run", "agent", "type", "ref", "intent", "prev", "h"})
