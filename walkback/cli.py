@@ -6,6 +6,7 @@ import click
 
 from walkback import __version__
 from walkback._cli import agent as agent_cmds
+from walkback._cli import archive as archive_cmds
 from walkback._cli import demo as demo_cmds
 from walkback._cli import export as export_cmds
 from walkback._cli import inspect as inspect_cmds
@@ -32,6 +33,9 @@ cli.add_command(sessions_cmds.sessions)
 cli.add_command(export_cmds.export)
 cli.add_command(sign_cmds.keygen)
 cli.add_command(sign_cmds.verify)
+cli.add_command(archive_cmds.index)
+cli.add_command(archive_cmds.search)
+cli.add_command(archive_cmds.blame)
 
 
 def main() -> None:

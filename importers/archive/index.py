@@ -1,0 +1,102 @@
+"""Building and updating the archive: which sessions are new or grew since the last run, read
+them with their importers, replace their rows.
+
+A session is read again only when one of its files changed: another size or mtime, or another
+head (its first 64 KiB hashed, so a file rewritten to the same size is seen too). A session that
+cannot be read is reported in one line and skipped; the others are indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from walkback.journal.errors import WalkbackError
+
+from ..discovery import find_sessions
+from ..folders import discover, entry_id
+from ..registry import detect, load, split_part
+from .rows import session_rows
+from .store import Archive
+
+HEAD = 65536
+"""Bytes of a file's start whose hash tells it is still the file indexed (not a rewrite)."""
+
+Progress = Callable[[int, int, str], None]
+"""``(done, total, path)`` after each session considered."""
+
+
+@dataclass
+class IndexReport:
+    """What one ``walkback index`` did."""
+
+    indexed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    """``(path, reason)`` of each session that could not be read."""
+    events: int = 0
+
+
+def candidates(paths: list[Path]) -> list[tuple[Path, str]]:
+    """``(session path, agent)`` for the paths given (folders expanded), or for every session
+    ``walkback sessions`` finds on this machine when none are given."""
+    if not paths:
+        return [(s.path, s.agent) for s in find_sessions()]
+    return [(p, "") for p in discover(paths, detect)]
+
+
+def stat(path: Path) -> tuple[int, int, str]:
+    """A file's size, mtime (ns) and head hash, as the archive compares them."""
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        head = hashlib.sha256(f.read(HEAD)).hexdigest()
+    return st.st_size, st.st_mtime_ns, head
+
+
+def _files(path: Path) -> list[Path]:
+    """The files a session path stands for: a file (or the file of a ``file#part``), or every file
+    of a session folder but its content-addressed blobs (which never change)."""
+    base = split_part(path)[0]
+    if base.is_dir():
+        return sorted(p for p in base.rglob("*") if p.is_file() and "blobs" not in p.relative_to(base).parts)
+    return [base]
+
+
+def index(
+    archive: Archive, paths: list[Path] | None = None, *, progress: Progress | None = None
+) -> IndexReport:
+    """Index the sessions of ``paths`` (or of this machine) that are new or changed."""
+    report = IndexReport()
+    found = candidates(list(paths or []))
+    known = archive.sources()
+    for n, (path, agent) in enumerate(found, 1):
+        if progress is not None:
+            progress(n, len(found), str(path))
+        try:
+            stats = {str(f): stat(f) for f in _files(path)}
+        except OSError as e:
+            report.failed.append((str(path), e.strerror or str(e)))
+            continue
+        sid = entry_id(path)
+        if stats and all(known.get((sid, f)) == s for f, s in stats.items()):
+            report.unchanged += 1
+            continue
+        try:
+            session = load(path)
+            row, events, changes = session_rows(session, path, agent or session.format.split("/")[0])
+        except (WalkbackError, OSError, ValueError) as e:
+            report.failed.append((str(path), _reason(e)))
+            continue
+        sources = [(f, sid, *s) for f, s in stats.items()]
+        archive.replace_session(row, events, changes, sources)
+        report.indexed.append(row["id"])
+        report.events += len(events)
+    return report
+
+
+def _reason(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

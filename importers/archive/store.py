@@ -1,0 +1,462 @@
+"""Where the archive lives: one SQLite file with FTS5 by default, or a PostgreSQL server for a team.
+
+Both hold the same four tables (sources, sessions, events, changes) and answer the same questions;
+:class:`Dialect` is what differs (placeholders, the full-text index, its query language). Only
+``sqlite3`` is imported here: ``walkback search`` opens this module and nothing heavier.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from walkback.journal.errors import WalkbackError
+
+TEXT, INT, REAL = "TEXT", "BIGINT", "DOUBLE PRECISION"
+SESSION_TYPES = {
+    "id": TEXT,
+    "path": TEXT,
+    "format": TEXT,
+    "agent": TEXT,
+    "workspace": TEXT,
+    "task": TEXT,
+    "start_ts": REAL,
+    "end_ts": REAL,
+    "day": TEXT,
+    "status": TEXT,
+    "crashed": INT,
+    "models": TEXT,
+    "input_tokens": INT,
+    "output_tokens": INT,
+    "cost": REAL,
+    "cost_estimated": INT,
+    "events": INT,
+    "failures": INT,
+    "files_changed": INT,
+}
+"""A session's row (``models`` is a comma-separated list; ``day`` is ``YYYY-MM-DD`` of its start)."""
+EVENT_TYPES = {
+    "session": TEXT,
+    "step": INT,
+    "ts": REAL,
+    "kind": TEXT,
+    "agent": TEXT,
+    "tool": TEXT,
+    "target": TEXT,
+    "status": TEXT,
+    "text": TEXT,
+}
+"""An event: its step is the viewer's (1-based), its text what search finds it by."""
+CHANGE_TYPES = {
+    "session": TEXT,
+    "step": INT,
+    "ts": REAL,
+    "agent": TEXT,
+    "tool": TEXT,
+    "path": TEXT,
+    "name": TEXT,
+    "pre": TEXT,
+    "post": TEXT,
+    "written": TEXT,
+    "approval": TEXT,
+}
+"""A file change: ``path`` relative to the workspace where it lies in it, ``name`` its last part
+(what blame looks a file up by), ``written`` the text the change put in the file (a Write's
+content, an Edit's replacement, a patch's added lines), ``approval`` who approved it, if asked."""
+SOURCE_TYPES = {"path": TEXT, "session": TEXT, "size": INT, "mtime_ns": INT, "head": TEXT}
+"""A file a session was read from, as it was when indexed (what a re-index compares)."""
+SESSION_COLUMNS, EVENT_COLUMNS, CHANGE_COLUMNS, SOURCE_COLUMNS = (
+    tuple(t) for t in (SESSION_TYPES, EVENT_TYPES, CHANGE_TYPES, SOURCE_TYPES)
+)
+MARK = ("«", "»")
+"""What a snippet puts around a match."""
+
+
+class ArchiveError(WalkbackError):
+    """The archive cannot be opened, or a query is malformed (exit 2)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search narrows to, besides its text."""
+
+    agent: str = ""
+    """A session's agent (``claude-code``, ``codex`` ...) or an agent id inside it (``main``)."""
+    workspace: str = ""
+    """A session whose workspace starts with this."""
+    file: str = ""
+    """A session that changed a file whose path ends with this."""
+    tool: str = ""
+    since: float | None = None
+    until: float | None = None
+
+
+@dataclass
+class Hit:
+    """One matching event."""
+
+    session: str
+    path: str
+    format: str
+    agent: str
+    step: int
+    ts: float | None
+    kind: str
+    tool: str
+    snippet: str
+
+
+@dataclass
+class Dialect:
+    """The SQL that differs between SQLite and PostgreSQL."""
+
+    name: str
+    mark: str
+    """The parameter placeholder (``?`` or ``%s``)."""
+    schema: list[str] = field(default_factory=list)
+
+    def sql(self, text: str) -> str:
+        """``text`` written with ``?`` placeholders, in this dialect's."""
+        return text if self.mark == "?" else text.replace("?", self.mark)
+
+
+def _columns(types: dict[str, str]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in types.items())
+
+
+_TABLES = [
+    f"CREATE TABLE IF NOT EXISTS sources ({_columns(SOURCE_TYPES)}, PRIMARY KEY (session, path))",
+    f"CREATE TABLE IF NOT EXISTS sessions ({_columns(SESSION_TYPES)}, PRIMARY KEY (id))",
+    f"CREATE TABLE IF NOT EXISTS changes ({_columns(CHANGE_TYPES)})",
+    "CREATE INDEX IF NOT EXISTS changes_name ON changes (name)",
+    "CREATE INDEX IF NOT EXISTS changes_session ON changes (session)",
+    "CREATE INDEX IF NOT EXISTS sources_session ON sources (session)",
+    "CREATE INDEX IF NOT EXISTS events_session ON events (session)",
+]
+SQLITE = Dialect(
+    "sqlite",
+    "?",
+    [
+        f"CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, {_columns(EVENT_TYPES)})",
+        *_TABLES,
+        "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts "
+        "USING fts5(text, content='events', content_rowid='id')",
+    ],
+)
+POSTGRES = Dialect(
+    "postgresql",
+    "%s",
+    [
+        f"CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, {_columns(EVENT_TYPES)}, "
+        "tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED)",
+        *_TABLES,
+        "CREATE INDEX IF NOT EXISTS events_tsv ON events USING GIN (tsv)",
+    ],
+)
+
+
+def default_path() -> Path:
+    """``$WALKBACK_HOME/archive.sqlite`` (``~/.walkback`` when unset)."""
+    home = os.environ.get("WALKBACK_HOME", "").strip()
+    return (Path(home).expanduser() if home else Path.home() / ".walkback") / "archive.sqlite"
+
+
+class Archive:
+    """An open archive: the sessions indexed so far, and the questions asked of them."""
+
+    def __init__(self, conn: Any, dialect: Dialect, where: str) -> None:
+        self.conn = conn
+        self.dialect = dialect
+        self.where = where
+        """What a person calls it (a file, or the server's URL without its password)."""
+
+    # -- opening ------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, url: str | None = None, *, create: bool = True) -> Archive:
+        """The archive at ``url``: a ``postgresql://`` URL, ``sqlite:///PATH``, a file path, or
+        None for :func:`default_path`. ``create`` makes the tables where they are missing."""
+        if url and url.startswith(("postgresql://", "postgres://")):
+            archive = cls._postgres(url)
+        else:
+            path = Path(url.removeprefix("sqlite://") if url else default_path()).expanduser()
+            if not create and not path.is_file():
+                raise ArchiveError(f"{path}: no archive here yet (run `walkback index` first)")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+            except (OSError, sqlite3.Error) as e:
+                raise ArchiveError(f"{path}: cannot open the archive: {e}") from None
+            archive = cls(conn, SQLITE, str(path))
+        if create:
+            with archive.transaction():
+                for statement in archive.dialect.schema:
+                    archive.conn.execute(statement)
+        return archive
+
+    @classmethod
+    def _postgres(cls, url: str) -> Archive:
+        try:
+            import psycopg
+        except ImportError:
+            raise ArchiveError("a PostgreSQL archive needs psycopg: pip install walkback[team]") from None
+        shown = re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+        try:
+            conn = psycopg.connect(url, autocommit=True)
+        except psycopg.Error as e:
+            raise ArchiveError(f"{shown}: cannot connect: {str(e).strip().splitlines()[0]}") from None
+        return cls(conn, POSTGRES, shown)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------------
+    def transaction(self) -> Any:
+        """One transaction: a session's rows replace its old ones all at once, or not at all."""
+        if self.dialect is SQLITE:
+            return _SqliteTransaction(self.conn)
+        return self.conn.transaction()
+
+    def _run(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.conn.execute(self.dialect.sql(sql), params)
+
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        sql = self.dialect.sql(sql)
+        if self.dialect is SQLITE:
+            self.conn.executemany(sql, rows)
+        else:
+            with self.conn.cursor() as cur:
+                cur.executemany(sql, list(rows))
+
+    def sources(self) -> dict[tuple[str, str], tuple[int, int, str]]:
+        """Every indexed file: (session, path) -> (size, mtime_ns, head hash)."""
+        rows = self._run("SELECT session, path, size, mtime_ns, head FROM sources").fetchall()
+        return {(r[0], r[1]): (int(r[2]), int(r[3]), r[4]) for r in rows}
+
+    def replace_session(
+        self,
+        session: dict[str, Any],
+        events: Iterable[Sequence[Any]],
+        changes: Iterable[Sequence[Any]],
+        sources: Iterable[Sequence[Any]],
+    ) -> None:
+        """Put one session in the archive, its rows replacing any it had (one transaction)."""
+        sid = session["id"]
+        with self.transaction():
+            self.forget(sid)
+            self._run(_insert("sessions", SESSION_COLUMNS), [session[c] for c in SESSION_COLUMNS])
+            self._many(_insert("events", EVENT_COLUMNS), events)
+            if self.dialect is SQLITE:
+                self._run(
+                    "INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE session = ?",
+                    [sid],
+                )
+            self._many(_insert("changes", CHANGE_COLUMNS), changes)
+            self._many(
+                _insert("sources", SOURCE_COLUMNS) + " ON CONFLICT (session, path) DO UPDATE SET "
+                "size = excluded.size, mtime_ns = excluded.mtime_ns, head = excluded.head",
+                sources,
+            )
+
+    def forget(self, sid: str) -> None:
+        """Remove a session's rows (its sources are replaced when it is indexed again)."""
+        if self.dialect is SQLITE:
+            self._run(
+                "INSERT INTO events_fts (events_fts, rowid, text) "
+                "SELECT 'delete', id, text FROM events WHERE session = ?",
+                [sid],
+            )
+        for table in ("events", "changes", "sources", "sessions"):
+            key = "id" if table == "sessions" else "session"
+            self._run(f"DELETE FROM {table} WHERE {key} = ?", [sid])
+
+    # -- asking -------------------------------------------------------------------------------
+    def search(self, query: str, filters: Filters = Filters(), *, limit: int = 50) -> list[Hit]:
+        """The events matching ``query`` (FTS5 syntax: phrases, ``prefix*``, AND/OR/NOT), newest
+        indexed first (an order the full-text index gives without ranking every match)."""
+        where, params = self._filters(filters)
+        if self.dialect is SQLITE:
+            sql = (
+                "SELECT e.session, s.path, s.format, s.agent, e.step, e.ts, e.kind, e.tool, "
+                f"snippet(events_fts, 0, '{MARK[0]}', '{MARK[1]}', '…', 16) "
+                "FROM events_fts JOIN events e ON e.id = events_fts.rowid "
+                "JOIN sessions s ON s.id = e.session "
+                f"WHERE events_fts MATCH ? {where} ORDER BY events_fts.rowid DESC LIMIT ?"
+            )
+            args: list[Any] = [fts5_query(query), *params, limit]
+        else:
+            sql = (
+                "SELECT e.session, s.path, s.format, s.agent, e.step, e.ts, e.kind, e.tool, "
+                "ts_headline('simple', e.text, q, "
+                f"'StartSel={MARK[0]},StopSel={MARK[1]},MaxWords=18,MinWords=6,MaxFragments=1') "
+                "FROM events e JOIN sessions s ON s.id = e.session, to_tsquery('simple', ?) q "
+                f"WHERE e.tsv @@ q {where} ORDER BY e.id DESC LIMIT ?"
+            )
+            args = [to_tsquery(query), *params, limit]
+        try:
+            rows = self._run(sql, args).fetchall()
+        except _query_errors(self.dialect) as e:  # our own tables: only the query can be wrong
+            message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ArchiveError(f"malformed search {query!r}: {message}") from None
+        return [Hit(*r[:-1], " ".join(r[-1].split())) for r in rows]
+
+    def _filters(self, f: Filters) -> tuple[str, list[Any]]:
+        parts: list[str] = []
+        params: list[Any] = []
+        if f.agent:
+            parts.append("(s.agent = ? OR e.agent = ?)")
+            params += [f.agent, f.agent]
+        if f.workspace:
+            parts.append("s.workspace LIKE ?")
+            params.append(_like_prefix(f.workspace.rstrip("/")))
+        if f.tool:
+            parts.append("e.tool = ?")
+            params.append(f.tool)
+        if f.since is not None:
+            parts.append("e.ts >= ?")
+            params.append(f.since)
+        if f.until is not None:
+            parts.append("e.ts < ?")
+            params.append(f.until)
+        if f.file:
+            parts.append("e.session IN (SELECT session FROM changes WHERE name = ? AND path LIKE ?)")
+            params += [Path(f.file).name, "%" + _like_escape(f.file.lstrip("./"))]
+        escape = " ESCAPE '\\'" if f.workspace or f.file else ""
+        clause = "".join(f" AND {p}" + (escape if "LIKE" in p else "") for p in parts)
+        return clause, params
+
+    def changes_named(self, name: str) -> list[dict[str, Any]]:
+        """Every recorded change of a file called ``name`` (any folder), oldest first."""
+        rows = self._run(
+            f"SELECT {', '.join(CHANGE_COLUMNS)} FROM changes WHERE name = ? ORDER BY ts, step", [name]
+        ).fetchall()
+        return [dict(zip(CHANGE_COLUMNS, r, strict=True)) for r in rows]
+
+    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        """The newest sessions' rows."""
+        rows = self._run(
+            f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions ORDER BY start_ts DESC LIMIT ?", [limit]
+        ).fetchall()
+        return [dict(zip(SESSION_COLUMNS, r, strict=True)) for r in rows]
+
+    def session(self, sid: str) -> dict[str, Any] | None:
+        row = self._run(f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions WHERE id = ?", [sid]).fetchone()
+        return dict(zip(SESSION_COLUMNS, row, strict=True)) if row else None
+
+    def facets(self) -> dict[str, list[tuple[str, int]]]:
+        """Sessions counted by agent, status, workspace and day (most first)."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for col in ("agent", "status", "workspace", "day"):
+            rows = self._run(
+                f"SELECT {col}, COUNT(*) FROM sessions GROUP BY {col} ORDER BY COUNT(*) DESC, {col} LIMIT 50"
+            ).fetchall()
+            out[col] = [(str(r[0] or ""), int(r[1])) for r in rows]
+        return out
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read-only query written with ``?`` placeholders (the dashboard's sums)."""
+        return [tuple(r) for r in self._run(sql, params).fetchall()]
+
+
+def _insert(table: str, columns: Sequence[str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+
+
+class _SqliteTransaction:
+    """``BEGIN``/``COMMIT`` (or ``ROLLBACK``) on an autocommit sqlite3 connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _query_errors(dialect: Dialect) -> tuple[type[Exception], ...]:
+    """What the database raises for a query its full-text syntax refuses."""
+    if dialect is SQLITE:
+        return (sqlite3.OperationalError,)
+    import psycopg
+
+    return (psycopg.errors.SyntaxError, psycopg.errors.DataException)
+
+
+_BARE = re.compile(r"^[\w\u0080-\U0010ffff]+\*?$")
+_FTS5_TOKEN = re.compile(r'"(?:[^"]|"")*"?|[()]|[^\s()"]+')
+
+
+def fts5_query(query: str) -> str:
+    """``query`` as FTS5 reads it, with each word FTS5 would refuse as a bareword (``version.go``,
+    ``--force``, ``a:b``) quoted as the phrase it means; operators, phrases, groups and ``prefix*``
+    pass through as written."""
+    out = []
+    for token in _FTS5_TOKEN.findall(query):
+        if token.startswith('"') or token in ("(", ")", "AND", "OR", "NOT") or _BARE.match(token):
+            out.append(token)
+        else:
+            out.append('"' + token.replace('"', '""') + '"')
+    return " ".join(out)
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _like_prefix(text: str) -> str:
+    return _like_escape(text) + "%"
+
+
+_TOKEN = re.compile(r'"([^"]*)"|(\()|(\))|([^\s()"]+)')
+
+
+def to_tsquery(query: str) -> str:
+    """An FTS5 query in PostgreSQL's tsquery language: ``"a b"`` -> ``a <-> b``, ``pre*`` ->
+    ``pre:*``, AND/OR/NOT -> ``&``/``|``/``& !``, words side by side -> ``&``."""
+    out: list[str] = []
+
+    def join(op: str) -> None:
+        if out and out[-1] not in ("&", "|", "!", "(", "& !"):
+            out.append(op)
+
+    for phrase, opened, closed, word in _TOKEN.findall(query):
+        if opened:
+            join("&")
+            out.append("(")
+        elif closed:
+            out.append(")")
+        elif phrase:
+            words = [_lexeme(w) for w in phrase.split() if _lexeme(w)]
+            if words:
+                join("&")
+                out.append(" <-> ".join(words))
+        elif word in ("AND", "OR", "NOT"):
+            if not out:
+                raise ArchiveError(f"malformed search {query!r}: {word} needs something before it")
+            out.append({"AND": "&", "OR": "|", "NOT": "& !"}[word])
+        elif _lexeme(word.rstrip("*")):
+            join("&")
+            out.append(_lexeme(word.rstrip("*")) + (":*" if word.endswith("*") else ""))
+    return " ".join(out)
+
+
+def _lexeme(word: str) -> str:
+    """A word as one quoted tsquery lexeme (what FTS5's unicode61 tokenizer would keep of it)."""
+    kept = re.sub(r"[^\w]+", " ", word.lower()).split()
+    return " <-> ".join("'" + w + "'" for w in kept)
