@@ -12,7 +12,10 @@ import click
 
 from .common import CommandError, emit_json, handle_errors, json_option, safe
 
-DB_HELP = "The archive: a SQLite file, or postgresql://USER@HOST/DB for a team [default: $WALKBACK_HOME/archive.sqlite]."
+DB_HELP = (
+    "The archive: a SQLite file, or postgresql://USER@HOST/DB for a team "
+    "[default: $WALKBACK_HOME/archive.sqlite]."
+)
 VIEWER = "http://127.0.0.1:8080"
 """Where ``walkback view`` serves by default: hits link to their step there."""
 
