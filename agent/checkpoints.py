@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from walkback.journal import failpoints
 from walkback.journal.segments import SEGMENTS_DIR, rotate_threshold
 
-from .gitutil import git
+from .gitutil import git, write_tree
 
 if TYPE_CHECKING:
     from .harness import Harness
@@ -24,17 +24,7 @@ INDEX_NAME = "checkpoint.index"
 
 def make_checkpoint(workspace: Path, run_dir: Path, *, branch: str, parent: str | None, message: str) -> str:
     """Commit the workspace's current files (as ``git add -A`` sees them) and return the sha."""
-    index = run_dir / INDEX_NAME
-    env = {"GIT_INDEX_FILE": str(index.resolve())}
-    for stale in (index, index.with_name(INDEX_NAME + ".lock")):  # left by a kill; we hold the run lock
-        if stale.exists():
-            os.unlink(stale)
-    try:
-        git(workspace, "add", "-A", env=env)
-        tree = git(workspace, "write-tree", env=env)
-    finally:
-        if index.exists():
-            os.unlink(index)
+    tree = write_tree(workspace, run_dir / INDEX_NAME)  # we hold the run lock: a stale index is a kill's
     parents = ["-p", parent] if parent else []
     sha = git(workspace, "commit-tree", tree, *parents, "-m", message)
     ref_lock = workspace / git(workspace, "rev-parse", "--git-path", f"refs/heads/{branch}.lock")

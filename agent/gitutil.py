@@ -8,6 +8,7 @@ is not a checkpoint.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,6 +39,27 @@ def git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
             raise WriteFailed(f"{what}: {full[-1].strip()[:300]}", path=cwd)
         raise AgentError(f"{what}: {p.stderr.strip()[:300]}", path=cwd)
     return p.stdout.strip()
+
+
+def write_tree(top: Path, index: Path, *, seed: Path | None = None) -> str:
+    """The tree of ``top``'s files as ``git add -A`` sees them (tracked and untracked, not ignored).
+
+    Built in ``index``, a temporary index file (``GIT_INDEX_FILE``), removed afterwards: the
+    user's index, branch and stash are untouched. ``seed``: an index to start from (the user's),
+    whose stat data spares git hashing the files that did not change.
+    """
+    for stale in (index, index.with_name(index.name + ".lock")):  # left by a kill
+        if stale.exists():
+            os.unlink(stale)
+    env = {"GIT_INDEX_FILE": str(index.resolve())}
+    try:
+        if seed is not None and seed.is_file():
+            shutil.copyfile(seed, index)
+        git(top, "add", "-A", env=env)
+        return git(top, "write-tree", env=env)
+    finally:
+        if index.exists():
+            os.unlink(index)
 
 
 def head(workspace: Path) -> str | None:
