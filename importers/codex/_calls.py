@@ -9,8 +9,9 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from walkback.journal.v4a import PatchFile, parse_v4a, shell_patch
+
 from ..fields import embedded_json, mapping, relative, string
-from ._patch import PatchFile, parse_v4a, shell_patch
 
 TARGET_CHARS = 240
 """A command is cut to this many characters (its first line) as an event's target."""

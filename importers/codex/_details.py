@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
+from walkback.journal.v4a import PatchFile
 from walkback.timeline.details import (
     ABSENT,
     ApprovalDecision,
@@ -29,7 +30,6 @@ from walkback.timeline.session import Event, Session
 from ..diffs import added_text
 from ..fields import embedded_json, integer, mapping, string, text, usage
 from ._calls import exit_code, interpret, output_text
-from ._patch import PatchFile
 
 
 def details(session: Session, i: int) -> Detail:

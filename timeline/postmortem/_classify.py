@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from walkback.journal import patches
 from walkback.journal.record import ABSENT, sha256_bytes
 
-from .. import patches
 from ..details import FileEdit, ToolCall, text_hash
 
 READ_ONLY = frozenset(

@@ -6,7 +6,8 @@ file lines). What they share is the hunk: context lines (`` ``), removed lines (
 (``+``). A hunk applies when its "before" lines (context and removed) are found in the text at or
 after the previous hunk, nearest its line number when it has one; a hunk whose "before" lines are
 found nowhere, or the same distance away in two places, does not apply. Postmortem uses this to
-tell a patch that landed (it applies in reverse) from one that did not (it applies forward).
+tell a patch that landed (it applies in reverse) from one that did not (it applies forward); the
+hook command, to compute the file a Codex ``apply_patch`` will leave.
 """
 
 from __future__ import annotations

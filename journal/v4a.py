@@ -1,5 +1,6 @@
 """Codex's patch texts: the V4A ``apply_patch`` envelope read into per-file changes (the unified
-diffs ``patch_apply_end`` reports are read by :mod:`walkback.importers.diffs`).
+diffs ``patch_apply_end`` reports are read by :mod:`walkback.importers.diffs`). Here, below the
+importers, because the hook command (agent/hooks/codex.py) computes a patch's result from it too.
 
 V4A (``*** Begin Patch`` … ``*** End Patch``) names each file once, with ``Add File`` (every
 line ``+``), ``Delete File`` or ``Update File`` (optionally ``Move to``) and ``@@`` hunks of
@@ -74,4 +75,3 @@ def shell_patch(command: str) -> str | None:
         return None
     end = command.find(END, start)
     return command[start : end + len(END)] if end >= 0 else command[start:]
-
