@@ -17,6 +17,7 @@ from walkback.timeline.session import Session
 
 from .base import NO, Follows, Importer, MultiSession, MustReread, Prepares, head
 from .describe import describe_unknown
+from .hooked import merge
 from .records import BOM
 
 PART = "#"
@@ -112,8 +113,9 @@ def load_chunks(
     path: str | Path, *, chunk: int = CHUNK, progress: object = None, measure: bool = False
 ) -> Generator[Session, None, None]:
     """Detect and read ``path``, yielding the growing session after every chunk and, last, the
-    complete one (a viewer shows a big session before it is read to the end). ``measure``: have
-    the importer record models, tokens and file hashes if it can (``timeline.measures``: exports)."""
+    complete one (a viewer shows a big session before it is read to the end), with its hook journal
+    merged in when it was hooked (:mod:`.hooked`). ``measure``: have the importer record models,
+    tokens and file hashes if it can (``timeline.measures``: exports)."""
     p, part = split_part(path)
     imp = detect(p)
     b = SessionBuilder(imp.name, describe=imp.details, chunk=chunk, measure=measure)
@@ -123,15 +125,15 @@ def load_chunks(
         if callable(progress):
             progress(len(s))
         yield s
-    yield b.finish()
+    yield merge(b.finish())
 
 
 def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
     """A copy of ``session`` with what its sources appended since it was read, or None when it must
     be read again whole (its importer cannot follow, or a file was replaced or rewritten)."""
     imp = importers().get(session.importer)
-    if not isinstance(imp, Follows) or not session.follow:
-        return None
+    if not isinstance(imp, Follows) or not session.follow or session.hooked is not None:
+        return None  # a hooked session has two sources to follow: it is read again whole
     b = SessionBuilder(session.format, describe=session.describe, chunk=chunk, extend=session.copy())
     try:
         for _ in imp.extend(b):

@@ -169,6 +169,9 @@ class Session:
         """The importer's detail builder (:meth:`detail` calls it)."""
         self.importer = format
         """The name of the importer that read the session (what extends it while it grows)."""
+        self.hooked: Any = None
+        """The hook journal walkback wrote while this (foreign) session ran, merged into it by call
+        id (``importers.hooked.Hooked``); None when the session was not hooked."""
         self.follow: dict[Any, Any] = {}
         """The importer's state for reading what its sources append later (a live follow); each
         value has a ``copy()``."""

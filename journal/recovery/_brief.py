@@ -43,7 +43,8 @@ def clean(text: str, limit: int = 160) -> str:
 def _subject(f: Finding, unit: str) -> str:
     step = f" (step {f.step})" if f.step is not None else ""
     what = " ".join(x for x in (clean(f.tool, 40), clean(f.target)) if x)
-    return f"{unit} {f.lsn}{step} {what}".rstrip()
+    call = f" (call {clean(f.call, 80)})" if f.call else ""
+    return f"{unit} {f.lsn}{step} {what}{call}".rstrip()
 
 
 def _line(f: Finding, unit: str) -> str:

@@ -1,4 +1,5 @@
-"""Observe each pending item (hash its target, look for images) and classify it: no side effects."""
+"""Observe each pending item (hash its target, look for images; for a command with a snapshot, what
+changed since) and classify it: no side effects."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ._classify import Observation, classify
 from ._dialect import Pending
 from ._images import Image, Images, read_current, resolve_target
 from ._plan import Finding
+from ._snapshot import changed_since, describe
 
 
 @dataclass
@@ -49,7 +51,14 @@ def observe(p: Pending, workspace: Path | None, images: Images | None, agent: st
                     post_source=_source(step.post),
                 )
     d = classify(p, obs)
-    step.finding.finding, step.finding.action, step.finding.detail = d.finding, d.action, d.detail
+    detail = d.detail
+    snapshot = p.record.get("snapshot")
+    if p.effect == "command" and d.finding == "in_doubt" and isinstance(snapshot, dict) and images:
+        assert workspace is not None  # images are had for a workspace only
+        detail += "; " + describe(changed_since(snapshot, workspace, images.blobs))
+    step.finding.finding, step.finding.action, step.finding.detail = d.finding, d.action, detail
+    call = p.record.get("call")
+    step.finding.call = call if isinstance(call, str) else ""
     return step
 
 

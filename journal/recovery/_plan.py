@@ -43,10 +43,13 @@ class Finding:
     """What ``apply`` did about it (empty for a plain analysis)."""
     done: bool = False
     """True once the intent is closed by a commit or fail record (by this or an earlier run)."""
+    call: str = ""
+    """The agent's own id of the call the intent records (a hook journal's ``call``), if any."""
 
     def to_json(self, *, prefix: str = "") -> dict[str, Any]:
-        """The stable ``--json`` shape: exactly lsn, target, tool, finding, action, detail."""
-        return {
+        """The stable ``--json`` shape: exactly lsn, target, tool, finding, action, detail, and
+        ``call`` for an intent that names the agent's call (a hook journal's)."""
+        out: dict[str, Any] = {
             "lsn": self.lsn,
             "target": self.target,
             "tool": self.tool,
@@ -54,6 +57,9 @@ class Finding:
             "action": self.action,
             "detail": prefix + self.detail,
         }
+        if self.call:
+            out["call"] = self.call
+        return out
 
 
 @dataclass

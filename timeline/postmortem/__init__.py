@@ -19,8 +19,18 @@ from ..session import Session
 from ._act import apply, beside
 from ._brief import make_brief
 from ._classify import Verdict, classify
+from ._hooked import HookedRecovery, recover_hooked
 
-__all__ = ["CallFinding", "Postmortem", "analyze", "apply", "beside", "recorded_workspace"]
+__all__ = [
+    "CallFinding",
+    "HookedRecovery",
+    "Postmortem",
+    "analyze",
+    "apply",
+    "beside",
+    "recorded_workspace",
+    "recover_hooked",
+]
 
 
 @dataclass

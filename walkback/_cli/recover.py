@@ -1,9 +1,10 @@
 """``walkback recover RUN|JOURNAL|SESSION [--workspace DIR] [--apply] [--json]``: crash recovery.
 
-A walkback run or journal goes to ``journal.recovery``; any other agent's session (what an importer
-reads) gets a postmortem (``timeline.postmortem``): its unfinished tool calls classified against
-the workspace, and with ``--apply`` the idempotent ones redone, each decision journaled in a
-walkback journal beside the session.
+A walkback run or journal goes to ``journal.recovery``; a hooked agent session to the same recovery
+of its hook journal (``timeline.postmortem.recover_hooked``); any other agent's session (what an
+importer reads) gets a postmortem (``timeline.postmortem``): its unfinished tool calls classified
+against the workspace, and with ``--apply`` the idempotent ones redone, each decision journaled in
+a walkback journal beside the session.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _postmortem(path: Path, workspace: Path | None, apply_: bool) -> Any:
     from walkback.timeline import postmortem
 
     session = load(path)
+    if session.hooked is not None:  # the hook journal recorded every call: walkback's own recovery
+        return postmortem.recover_hooked(session, source=str(path), workspace=workspace, apply=apply_)
     ws, named = workspace, "given"
     if ws is None:
         recorded = postmortem.recorded_workspace(session)
@@ -71,8 +74,16 @@ def _rows(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def _table(plan: Any) -> str:
     from walkback.journal.recovery._brief import clean
-    from walkback.timeline.postmortem import Postmortem
+    from walkback.timeline.postmortem import HookedRecovery, Postmortem
 
+    if isinstance(plan, HookedRecovery):
+        return _rows(
+            ("LSN", "CALL", "TOOL", "TARGET", "FINDING", "ACTION"),
+            [
+                (str(f.lsn), clean(f.call, 40), clean(f.tool, 20), clean(f.target, 48), f.finding, f.action)
+                for f in plan.all_findings()
+            ],
+        )
     if isinstance(plan, Postmortem):
         return _rows(
             ("STEP", "CALL", "TOOL", "TARGET", "FINDING", "ACTION"),
@@ -108,6 +119,10 @@ def recover(run: str, workspace: Path | None, apply_: bool, as_json: bool) -> No
     (fsynced) before it is acted on, end-state file intents are restored/redone and committed
     when their post hash verifies, keyed external calls are reissued with the same key, and
     whatever is in doubt is left to a human. Running it twice changes nothing the second time.
+
+    A hooked session (a transcript whose hook journal walkback wrote while it ran, docs/hooks.md) is
+    recovered exactly from that journal, as a run is: every finding names the agent's call id, and
+    the decisions are journaled in the hook journal.
 
     Another agent's session (Claude Code, Codex, Aider, Cline ...) gets a postmortem: each tool call
     without a result is classified against the workspace (applied, not applied, torn, in doubt);
