@@ -35,4 +35,5 @@ def register_importers() -> list[Any]:
         copilot_cli.IMPORTER,
         openhands.IMPORTER,
         swe_agent.IMPORTER,
+        swe_agent.MINI,
     ]

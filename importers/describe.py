@@ -7,12 +7,17 @@ import re
 from pathlib import Path
 
 from walkback.journal.scanresult import parse_line
+from walkback.timeline.details import ModelResult, RunEnd
+from walkback.timeline.session import Session
 
 from .base import head
 from .records import BOM
 
 _TAG_ONLY = re.compile(r"</?[\w.:-]+>")
 """A line that only opens or closes a tag (``<pr_description>``, ``<task>``) says nothing yet."""
+TOTALS = "model_stats"
+"""The type of a ``model_result`` that totals a whole run (SWE-agent's and mini-swe-agent's
+``info.model_stats``), its text saying how many API calls."""
 MAX_DESCRIBED_LINE = 1 << 24
 """An unrecognised file's first line is parsed up to this many bytes to say what is wrong with it."""
 
@@ -48,3 +53,22 @@ def headline(text: str) -> str:
         if line.strip() and not _TAG_ONLY.fullmatch(line.strip()):
             return line.strip()
     return ""
+
+
+def run_facts(session: Session) -> dict[str, str]:
+    """How a session's run ended, in the source's words (``reason``: an exit status such as
+    ``Submitted``), and what its model calls cost when the source totals them (``model``: a
+    trajectory's ``model_stats``, its last ``model_result``). Each fact read from one event."""
+    out: dict[str, str] = {}
+    ends = session.indices_where(kind="run_end")
+    if ends:
+        end = session.detail(ends[-1])
+        if isinstance(end, RunEnd) and end.reason and end.reason.lower() != end.status.lower():
+            out["reason"] = end.reason
+    results = session.indices_where(kind="model_result")
+    if results and session.event(results[-1]).type == TOTALS:
+        totals = session.detail(results[-1])
+        if isinstance(totals, ModelResult):
+            cost = f"cost ${totals.cost:.4f}" if totals.cost is not None else ""
+            out["model"] = ", ".join(p for p in (totals.text, cost) if p)
+    return out

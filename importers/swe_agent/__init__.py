@@ -1,5 +1,7 @@
-"""Importer for SWE-agent trajectories (``<instance>.traj``, 0.x and 1.x) and mini-swe-agent's
-``<instance>.traj.json``. See ``docs/formats/swe-agent.md``."""
+"""Importers for SWE-agent trajectories (``<instance>.traj``, 0.x and 1.x; ``swe-agent``) and
+mini-swe-agent's ``<instance>.traj.json`` (``mini-swe-agent``): two formats, one family (the same
+submission, exit statuses and details). See ``docs/formats/swe-agent.md`` and
+``docs/formats/mini-swe-agent.md``."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
 
-from ..base import CERTAIN, LIKELY, NO, WEAK, head
+from ..base import CERTAIN, LIKELY, NO, WEAK
 from ..records import BOM
 from ._details import details
+from ._mini import NAME as MINI_NAME
 from ._mini import MiniReader
 from ._traj import TrajReader
 
@@ -37,31 +40,53 @@ def is_mini(path: Path, head: bytes) -> bool:
     return bool(_MINI.search(head) or _MINI.search(_tail(path)))
 
 
+def _document(data: bytes) -> bytes:
+    """The head of a JSON object document (empty for anything else)."""
+    start = data.removeprefix(BOM).lstrip()
+    return start if start.startswith(b"{") else b""
+
+
 class SweAgent:
-    """SWE-agent and mini-swe-agent trajectories (see the module docstring)."""
+    """SWE-agent's ``.traj`` (see the module docstring)."""
 
     name = NAME
 
     def score(self, path: Path, data: bytes) -> int:
-        if path.is_dir():
-            return NO
-        start = data.removeprefix(BOM).lstrip()
-        if not start.startswith(b"{"):
+        start = _document(data)
+        if path.is_dir() or not start or is_mini(path, start):
             return NO
         if _TRAJ.match(start) and _STEPS.search(start):
             return CERTAIN
-        if is_mini(path, start) and b'"messages"' in start + _tail(path):
-            return CERTAIN
         if path.name.endswith((".traj", ".traj.json")):
-            return LIKELY if b'"trajectory"' in start or b'"messages"' in start else WEAK
+            return LIKELY if b'"trajectory"' in start else WEAK
         return NO
 
     def read(self, path: Path, b: SessionBuilder, part: str | None) -> Iterator[None]:
-        start = head(path)
-        mini = is_mini(path, start) or (b'"messages"' in start and b'"trajectory"' not in start)
-        yield from (MiniReader(b, path) if mini else TrajReader(b, path)).read()
+        yield from TrajReader(b, path).read()
+
+    details = staticmethod(details)
+
+
+class MiniSweAgent:
+    """mini-swe-agent's ``.traj.json``, 1.x and 2.x (see the module docstring)."""
+
+    name = MINI_NAME
+
+    def score(self, path: Path, data: bytes) -> int:
+        start = _document(data)
+        if path.is_dir() or not start:
+            return NO
+        if is_mini(path, start) and b'"messages"' in start + _tail(path):
+            return CERTAIN
+        if path.name.endswith(".traj.json") and b'"messages"' in start and b'"trajectory"' not in start:
+            return LIKELY
+        return NO
+
+    def read(self, path: Path, b: SessionBuilder, part: str | None) -> Iterator[None]:
+        yield from MiniReader(b, path).read()
 
     details = staticmethod(details)
 
 
 IMPORTER = SweAgent()
+MINI = MiniSweAgent()

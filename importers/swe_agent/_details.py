@@ -22,10 +22,11 @@ from walkback.timeline.details import (
 )
 from walkback.timeline.session import Event, Session
 
+from ..describe import TOTALS
 from ..diffs import split_diff
 from ..fields import embedded_json, integer, mapping, string, text, usage
 from ._common import SUBMIT
-from ._mini import calls_of
+from ._mini import calls_of, return_code
 
 
 def details(session: Session, i: int) -> Detail:
@@ -77,7 +78,7 @@ def _message(session: Session, i: int, ev: Event, raw: Any) -> Detail:
 
 def _model_result(session: Session, i: int, ev: Event, raw: Any) -> Detail:
     m = mapping(raw)
-    if ev.type == "model_stats":  # a .traj's totals for the whole run
+    if ev.type == TOTALS:  # the totals of the whole run
         stats = mapping(m.get("model_stats"))
         cost = stats.get("instance_cost")
         calls = integer(stats.get("api_calls"))
@@ -88,7 +89,7 @@ def _model_result(session: Session, i: int, ev: Event, raw: Any) -> Detail:
                 output_tokens=integer(stats.get("tokens_received")),
             ),
             cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
-            text=f"totals of the run: {calls if calls is not None else '?'} model calls",
+            text=f"{calls if calls is not None else '?'} API calls (the run's totals)",
         )
     extra = mapping(m.get("extra"))
     response = mapping(extra.get("response"))
@@ -160,15 +161,13 @@ def _tool_result(session: Session, i: int, ev: Event, raw: Any) -> Detail:
         output = string(m.get("observation"))
     else:
         output = _content(m.get("content"))
-    extra = mapping(m.get("extra"))
-    code = integer(extra.get("returncode"))
-    error = string(extra.get("exception_info"))
+    error = string(mapping(m.get("extra")).get("exception_info"))
     return ToolResult(
         call_id=string(m.get("tool_call_id")) or _first_id(m.get("tool_call_ids")),
         ok=ev.status == "ok",
         output=text(output),
         error=text(error) or ("" if ev.status == "ok" else ev.status),
-        exit_code=code,
+        exit_code=None if ev.type == "step" else return_code(m),
     )
 
 

@@ -1,16 +1,24 @@
 """Reading a mini-swe-agent ``*.traj.json``: ``{info, messages, trajectory_format}``, the messages
-in OpenAI chat form with mini's ``extra`` (the raw model response with its usage and cost, the
-actions it ran, a command's return code).
+in OpenAI chat form.
+
+Two generations write it. 1.x (``"trajectory_format": "mini-swe-agent-1"``) keeps the messages as
+the model saw them: an assistant message runs the one ```` ```bash ```` block of its text (a
+message with none, or several, ran nothing: mini answered with a format error), and the next user
+message is its observation (``<returncode>N</returncode>`` then the output; the command that
+submitted has the submission instead). 2.x (``mini-swe-agent-1.1``) adds ``extra`` (the raw model
+response with its usage and cost, the actions run, a command's return code) and, for tool-calling
+models, ``tool_calls`` answered by ``tool`` messages, and ends with an ``exit`` message.
 
 An assistant message is a ``message`` (when it says something), a ``model_result`` (its response's
-usage and cost) and one ``tool_call`` per call (``tool_calls``, or ``extra.actions`` when the model
-wrote its commands as text; ``sub`` = the call's index); a ``tool`` message (or, in text mode, the
-``user`` message after a command) is the result. The ``exit`` message is the output of the command
-that submitted and the ``run_end``; ``info`` brings the submission's file changes.
+usage and cost) and one ``tool_call`` per command it ran (``sub`` = the command's index); a
+``tool`` message, or a ``user`` message while a command waits, is the result. ``info`` brings the
+run's totals (a ``model_result`` of type ``model_stats``: cost and API calls), the submission's file
+changes and the ``run_end`` (its reason: ``info.exit_status``).
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,13 +28,20 @@ from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.session import parse_time
 
+from ..describe import TOTALS
 from ..documents import MISSING, Damaged, Document, placeholder
 from ..fields import embedded_json, integer, mapping, string
 from ._common import ROOT_AGENT, command_target, end_status, submission_calls
 
+NAME = "mini-swe-agent"
+_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
+"""A command block as mini 1.x finds it in the model's text (``mswea_bash_command``: 1.x configs
+that fence commands apart from the examples)."""
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+
 
 def calls_of(message: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(call id, command)`` of each call an assistant message makes."""
+    """``(call id, command)`` of each command an assistant message runs."""
     given = message.get("tool_calls")
     if isinstance(given, list) and given:
         out = []
@@ -36,16 +51,20 @@ def calls_of(message: dict[str, Any]) -> list[tuple[str, str]]:
             out.append((string(tc.get("id")), string(args.get("command"))))
         return out
     actions = mapping(message.get("extra")).get("actions")
-    return [
-        (string(mapping(a).get("tool_call_id")), string(mapping(a).get("command")))
-        for a in (actions if isinstance(actions, list) else ())
-    ]
+    if isinstance(actions, list):
+        return [(string(mapping(a).get("tool_call_id")), string(mapping(a).get("command"))) for a in actions]
+    blocks = _BLOCK.findall(string(message.get("content")))
+    return [("", blocks[0].strip())] if len(blocks) == 1 else []  # 1.x runs exactly one block
 
 
-def return_status(message: dict[str, Any]) -> str:
-    extra = mapping(message.get("extra"))
-    code = integer(extra.get("returncode"))
-    return "failed" if (code not in (None, 0)) or string(extra.get("exception_info")) else "ok"
+def return_code(message: dict[str, Any]) -> int | None:
+    """A command's exit code: ``extra.returncode`` (2.x), else the observation's ``<returncode>``."""
+    code = integer(mapping(message.get("extra")).get("returncode"))
+    if code is not None:
+        return code
+    content = message.get("content")
+    m = _RETURNCODE.search(content) if isinstance(content, str) else None
+    return int(m.group(1)) if m else None
 
 
 class MiniReader:
@@ -59,6 +78,9 @@ class MiniReader:
         self.waiting: deque[tuple[str, int]] = deque()
         """Calls without a result yet, in order: ``(call id, event)``."""
         self.ended = ""
+        self.submission: str | None = None
+        """What the run submitted (``info``), when it did: 1.x's observation of the command that
+        submitted is that text, with no return code."""
 
     def add(self, kind: str, typ: str, ts: float, **kw: Any) -> int:
         return self.b.add(kind, type=typ, ts=ts, agent=ROOT_AGENT, src=self.src, offset=self.offset, **kw)
@@ -72,9 +94,16 @@ class MiniReader:
     def read_document(self, doc: Document) -> Iterator[None]:
         b = self.b
         b.agent(ROOT_AGENT, run=string(doc.get("instance_id")))
+        info = doc.get("info")
+        facts = mapping(info)
         b.session.header = {
             k: v for k in ("trajectory_format", "instance_id") if isinstance(v := doc.get(k), str)
         }
+        b.session.header["model"] = string(
+            mapping(mapping(facts.get("config")).get("model")).get("model_name")
+        )
+        if string(facts.get("exit_status")).lower().startswith("submitted"):
+            self.submission = string(facts.get("submission")).strip()
         source = doc.source("messages")
         self.src = b.source(source)
         for k, message in doc.items("messages", source):
@@ -85,17 +114,18 @@ class MiniReader:
                 placeholder(b, self.src, k, message, "a message that is not an object")
             if b.due():
                 yield
-        info = doc.get("info")
         if info is not MISSING:
             self.src, self.offset = b.source(doc.source("info")), -1
             if isinstance(info, Damaged):
                 placeholder(b, self.src, -1, info, "")
             else:
-                self.info(mapping(info))
+                self.info(facts)
         b.session.status = self.ended or ("crashed" if self.waiting else "unknown")
 
     def info(self, info: dict[str, Any]) -> None:
-        """The submission's file changes, and the end when no exit message said it."""
+        """The run's totals, the submission's file changes, and the end when no exit message said it."""
+        if isinstance(info.get("model_stats"), dict):
+            self.add("model_result", TOTALS, float("nan"))
         changed = submission_calls(self.b, info, src=self.src, agent=ROOT_AGENT)
         if not self.ended:
             self.ended = end_status(string(info.get("exit_status")))
@@ -134,7 +164,7 @@ class MiniReader:
             return
         if role == "tool" or (role == "user" and self.waiting):
             call = self.answered(string(m.get("tool_call_id")))
-            status = return_status(m)
+            status = self.outcome(m)
             self.add("tool_result", role, ts, status=status, ref=call)
             if call >= 0:
                 self.b.set_status(call, status)
@@ -144,6 +174,16 @@ class MiniReader:
         if role == "user" and isinstance(content, str) and content.strip() and not self.b.session.task:
             self.b.session.task = content.strip()
             self.b.agent(ROOT_AGENT, task=content.strip()[:2000])
+
+    def outcome(self, m: dict[str, Any]) -> str:
+        """A result's status: by its return code; without one, the submission is ``ok`` and
+        anything else (a timeout, an error) ``failed``."""
+        code = return_code(m)
+        if string(mapping(m.get("extra")).get("exception_info")):
+            return "failed"
+        if code is not None:
+            return "ok" if code == 0 else "failed"
+        return "ok" if string(m.get("content")).strip() == self.submission else "failed"
 
     def answered(self, cid: str) -> int:
         """The call a result answers: by its id, else the oldest waiting."""

@@ -21,6 +21,7 @@ from typing import Any
 from walkback.journal.errors import ImporterError
 from walkback.timeline.builder import SessionBuilder
 
+from ..describe import TOTALS
 from ..documents import MISSING, Damaged, Document, placeholder
 from ..fields import embedded_json, mapping, string
 from ._common import ROOT_AGENT, command_target, command_tool, end_status, submission_calls
@@ -169,7 +170,7 @@ class TrajReader:
     def info(self, info: dict[str, Any], src: int) -> None:
         b = self.b
         if isinstance(info.get("model_stats"), dict):
-            self.add("model_result", "model_stats", src=src, offset=-1)
+            self.add("model_result", TOTALS, src=src, offset=-1)
         submission_calls(b, info, src=src, agent=ROOT_AGENT)
         exit_status = string(info.get("exit_status"))
         status = end_status(exit_status)

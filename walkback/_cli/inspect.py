@@ -56,7 +56,7 @@ def show(path: Path, as_json: bool) -> None:
     Damage is reported, not fatal (exit 0); input that is not a readable journal or log exits 2.
     """
     from walkback.importers import load
-    from walkback.importers.describe import headline
+    from walkback.importers.describe import headline, run_facts
 
     session = load(path, progress=progress_printer("reading"))
     data = summary(session)
@@ -66,7 +66,9 @@ def show(path: Path, as_json: bool) -> None:
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(data["kinds"].items(), key=lambda kv: -kv[1]))
     agents = ", ".join(a["id"] + (f" (child of {a['parent']})" if a["parent"] else "")
                        for a in data["agents"])
+    facts = run_facts(session)
     status = data["status"] + (" (recovered)" if data["recovered"] else "")
+    status += f" ({facts['reason']})" if "reason" in facts else ""
     lines = [
         f"{path}",
         f"  format      {data['format']}",
@@ -75,6 +77,9 @@ def show(path: Path, as_json: bool) -> None:
         f"  agents      {agents}",
         f"  status      {status}",
         f"  events      {data['events']}  ({kinds})",
+        *([f"  model       {facts['model']}"] if "model" in facts else []),
+        *([f"  files       {len(data['files'])} changed: {', '.join(f['path'] for f in data['files'])}"]
+          if data["files"] else []),
         f"  integrity   {session.integrity.badge}{_first_damage(session.integrity)}",
         f"  committed   through lsn {data['last_committed_lsn']}",
     ]
