@@ -435,6 +435,6 @@ def test_mutated_histories_never_raise_a_traceback() -> None:
     assert check(FIXTURE, 300) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_histories_never_raise_a_traceback() -> None:
     assert check(FIXTURE, 10_000) == []

@@ -945,12 +945,12 @@ def test_a_mutated_session_folder_never_raises_a_traceback(target: str, tmp_path
     assert check(folder, 300, target=target) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_sessions_never_raise_a_traceback() -> None:
     assert check(CORPUS / "spotter" / "subagent.jsonl", 10_000) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("target", ["50a7220d-7250-46f3-b38e-b716ce25032e.jsonl", SUBAGENT])
 def test_ten_thousand_mutated_session_folders_never_raise_a_traceback(target: str, tmp_path: Path) -> None:
     assert check(_project(tmp_path), 10_000, target=target) == []

@@ -405,7 +405,7 @@ def test_mutated_tasks_never_raise_a_traceback(folder: Path, target: str) -> Non
     assert check(folder, 300, target=target) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize(("folder", "target"), FUZZED, ids=lambda x: getattr(x, "name", x))
 def test_ten_thousand_mutated_tasks_never_raise_a_traceback(folder: Path, target: str) -> None:
     assert check(folder, 10_000, target=target) == []

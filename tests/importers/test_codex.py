@@ -554,7 +554,7 @@ def test_mutated_rollouts_never_raise_a_traceback(path: Path) -> None:
     assert check(path, 300) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_ten_thousand_mutated_rollouts_never_raise_a_traceback(path: Path) -> None:
     assert check(path, 10_000) == []

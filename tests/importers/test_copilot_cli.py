@@ -515,7 +515,7 @@ def test_mutated_sessions_never_raise_a_traceback(path: Path) -> None:
     assert check(path, 300) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("name", ["copilot-events.jsonl", "copilot-legacy.json"])
 def test_ten_thousand_mutated_sessions_never_raise_a_traceback(name: str) -> None:
     assert check(CORPUS / "vibecodingtracker" / name, 10_000) == []

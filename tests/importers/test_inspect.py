@@ -232,12 +232,12 @@ def test_a_mutated_small_json_log_never_raises_a_traceback(tmp_path: Path) -> No
     assert check(small_json_log(tmp_path), 300) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("path", list(COUNTS), ids=lambda p: p.name)
 def test_ten_thousand_mutated_logs_never_raise_a_traceback(path: Path) -> None:
     assert check(path, 10_000) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_small_json_logs_never_raise_a_traceback(tmp_path: Path) -> None:
     assert check(small_json_log(tmp_path), 10_000) == []

@@ -602,11 +602,11 @@ def test_mutated_conversations_never_raise_a_traceback(target: str) -> None:
     assert check(CONVERSATION, 300, target=target) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_trajectories_never_raise_a_traceback() -> None:
     assert check(CORPUS / "v0-trajectories" / "wrong_initial_state.json", 10_000) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_conversations_never_raise_a_traceback() -> None:
     assert check(CONVERSATION, 10_000, target=[t for t in V1_FILES if "event-00002" in t][0]) == []

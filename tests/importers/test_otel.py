@@ -520,7 +520,7 @@ def test_mutated_traces_never_raise_a_traceback(tmp_path: Path) -> None:
         assert check(path, 300) == [], path.name
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_traces_never_raise_a_traceback(tmp_path: Path) -> None:
     for path in fuzz_inputs(tmp_path):
         assert check(path, 10_000) == [], path.name

@@ -222,6 +222,6 @@ def test_mutated_trajectories_never_raise_a_traceback(path: Path) -> None:
     assert check(path, 300) == []
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_ten_thousand_mutated_trajectories_never_raise_a_traceback() -> None:
     assert check(CORPUS / "swe-agent__test-repo-i1.traj", 10_000) == []

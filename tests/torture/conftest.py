@@ -1,9 +1,10 @@
 """The torture runs its cases two at a time: the first test that needs an outcome runs them all.
 
 Each test is one case (``case`` parameter); the session fixture collects the cases of the tests
-actually selected (``-k`` works), builds each scenario's clean run once, then runs the cases in a
-thread pool of ``WALKBACK_TORTURE_WORKERS`` (default: the number of CPUs) — the work is in the
-subprocesses, so threads are enough. The terminal summary reports the kills and passes.
+actually selected that run in this tier (``-k`` works; the tiers: ``tests/conftest.py``), builds
+each scenario's clean run once, then runs the cases in a thread pool of ``WALKBACK_TORTURE_WORKERS``
+(default: the number of CPUs) — the work is in the subprocesses, so threads are enough. The
+terminal summary reports the kills and passes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from sweep import Seeded
+from tiers import runs
 from torturekit import SCENARIOS, Case, Lab, Outcome
 
 Spec = Case | Seeded
@@ -60,7 +62,9 @@ class Torture:
 
 @pytest.fixture(scope="session")
 def torture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Torture:
-    params = (getattr(getattr(item, "callspec", None), "params", {}) for item in request.session.items)
+    params = (
+        getattr(getattr(item, "callspec", None), "params", {}) for item in request.session.items if runs(item)
+    )
     # other test folders have `case` parameters too: keep only torture cases
     specs = [p["case"] for p in params if isinstance(p.get("case"), (Case, Seeded))]
     t = Torture(tmp_path_factory.mktemp("torture"), specs)

@@ -4,7 +4,8 @@ Each case kills the run where it leaves recovery work (a redo, a commit, a torn 
 command to re-run, a keyed call to reissue, an approval to ask again), then kills each listed
 resume at a ``recovery.*``/``repair.*`` failpoint or inside a recovery record's write, then lets a
 last resume finish. Every listed kill must really happen, and the result must equal a clean run.
-The journals are also checked with the real ``walkback check`` command.
+The journals are also checked with the real ``walkback check`` command. The default tier runs a
+fixed sample of the cases, the soak tier every one.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import sys
 import pytest
 from oracle import journals
 from sweep import recovery_cases
+from tiers import sample
 from torturekit import ROOT, Case
 
-pytestmark = pytest.mark.slow  # runs by default; the cases run two at a time (conftest.py)
+pytestmark = pytest.mark.slow  # the cases run two at a time (conftest.py)
 
 
-@pytest.mark.parametrize("case", recovery_cases(), ids=str)
+@pytest.mark.parametrize("case", sample(recovery_cases(), 4))
 def test_a_resume_killed_during_recovery_is_finished_by_the_next(torture, case: Case) -> None:  # type: ignore[no-untyped-def]
     out = torture.outcome(case)
     assert out.kills == 1 + len(case.resume_crashes), out.report()
