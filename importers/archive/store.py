@@ -155,7 +155,8 @@ POSTGRES = Dialect(
     "%s",
     [
         f"CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, {_columns(EVENT_TYPES)}, "
-        "tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED)",
+        "tsv tsvector GENERATED ALWAYS AS "
+        "(to_tsvector('simple', regexp_replace(text, '[^[:alnum:]]+', ' ', 'g'))) STORED)",
         *_TABLES,
         "CREATE INDEX IF NOT EXISTS events_tsv ON events USING GIN (tsv)",
     ],
@@ -321,7 +322,7 @@ class Archive:
             parts.append("(s.agent = ? OR e.agent = ?)")
             params += [f.agent, f.agent]
         if f.workspace:
-            parts.append("s.workspace LIKE ?")
+            parts.append(f"s.workspace LIKE ?{_ESCAPE}")
             params.append(_like_prefix(f.workspace.rstrip("/")))
         if f.tool:
             parts.append("e.tool = ?")
@@ -333,11 +334,10 @@ class Archive:
             parts.append("e.ts < ?")
             params.append(f.until)
         if f.file:
-            parts.append("e.session IN (SELECT session FROM changes WHERE name = ? AND path LIKE ?)")
+            changed = f"SELECT session FROM changes WHERE name = ? AND path LIKE ?{_ESCAPE}"
+            parts.append(f"e.session IN ({changed})")
             params += [Path(f.file).name, "%" + _like_escape(f.file.lstrip("./"))]
-        escape = " ESCAPE '\\'" if f.workspace or f.file else ""
-        clause = "".join(f" AND {p}" + (escape if "LIKE" in p else "") for p in parts)
-        return clause, params
+        return "".join(f" AND {p}" for p in parts), params
 
     def changes_named(self, name: str) -> list[dict[str, Any]]:
         """Every recorded change of a file called ``name`` (any folder), oldest first."""
@@ -415,6 +415,9 @@ def fts5_query(query: str) -> str:
     return " ".join(out)
 
 
+_ESCAPE = " ESCAPE '\\'"
+
+
 def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -457,6 +460,8 @@ def to_tsquery(query: str) -> str:
 
 
 def _lexeme(word: str) -> str:
-    """A word as one quoted tsquery lexeme (what FTS5's unicode61 tokenizer would keep of it)."""
-    kept = re.sub(r"[^\w]+", " ", word.lower()).split()
+    """A word as quoted tsquery lexemes: its runs of letters and digits, as FTS5's unicode61
+    tokenizer splits it (the indexed text is split the same way: see :data:`POSTGRES`)."""
+    kept = re.split(r"[\W_]+", word.lower())
+    kept = [w for w in kept if w]
     return " <-> ".join("'" + w + "'" for w in kept)
