@@ -9,6 +9,7 @@ from walkback._cli import agent as agent_cmds
 from walkback._cli import archive as archive_cmds
 from walkback._cli import demo as demo_cmds
 from walkback._cli import export as export_cmds
+from walkback._cli import hooks as hooks_cmds
 from walkback._cli import inspect as inspect_cmds
 from walkback._cli import recover as recover_cmds
 from walkback._cli import sessions as sessions_cmds
@@ -31,6 +32,7 @@ cli.add_command(demo_cmds.demo)
 cli.add_command(view_cmds.view)
 cli.add_command(sessions_cmds.sessions)
 cli.add_command(export_cmds.export)
+cli.add_command(hooks_cmds.hooks)
 cli.add_command(sign_cmds.keygen)
 cli.add_command(sign_cmds.verify)
 cli.add_command(archive_cmds.index)

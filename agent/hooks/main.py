@@ -14,7 +14,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from .adapter import COMMAND, FS, PRE, Hook, Outcome, PayloadError, Reply
+from .adapter import COMMAND, FS, PRE, START, Hook, Outcome, PayloadError, Reply
 
 ADAPTERS = {
     "claude-code": "claude_code",
@@ -49,6 +49,10 @@ def handle(agent: str, hook: Hook, *, allow: bool) -> Outcome:
 
     try:
         journal(agent, hook)
+        if hook.event == START:
+            from .resume import briefs
+
+            return Outcome(hook, context=briefs(agent, hook))
     except Exception as e:  # noqa: BLE001 - the one boundary: whatever failed, the agent gets one line
         why = f"walkback: not journaled ({_one_line(e)})"
         mutating = hook.event == PRE and hook.call is not None and hook.call.effect in (FS, COMMAND)

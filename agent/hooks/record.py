@@ -34,6 +34,7 @@ from .adapter import (
     PRE,
     SPAWN,
     SPAWN_END,
+    START,
     Call,
     Hook,
     Unknown,
@@ -43,8 +44,9 @@ from .adapter import (
 PRODUCER = {"name": "walkback-hooks", "version": __version__}
 CALLS = "calls"
 """Folder beside the journal: one file per open call, naming its intents (lsn, target, expected post)."""
-JOURNALED = frozenset({PRE, POST, FAIL, SPAWN, SPAWN_END, COMPACT})
-"""The events that write to the journal (the others are read and left alone)."""
+JOURNALED = frozenset({PRE, POST, FAIL, SPAWN, SPAWN_END, COMPACT, START})
+"""The events that write to the journal (the others are read and left alone); a session start
+writes only the header of a session that has none."""
 
 
 class HookError(Exception):
@@ -82,7 +84,9 @@ def journal(agent: str, hook: Hook, root: Path | None = None) -> int | None:
             return _spawn(a, hook)
         if hook.event == SPAWN_END:
             return _spawn_end(a, hook)
-        return _checkpoint(a, hook)
+        if hook.event == COMPACT:
+            return _checkpoint(a, hook)
+    return None
 
 
 def start(a: Appender, agent: str, hook: Hook, task: str = "") -> int:

@@ -1,0 +1,243 @@
+"""``walkback hooks install|uninstall|status``: walkback's entries in an agent's hook config.
+
+One :class:`AgentConfig` per agent (:data:`CONFIGS`) says where its project and user config live
+and which events get which command. Installing merges: every other key and every hook of the
+user's own stays as it was, installing twice adds nothing, uninstalling removes walkback's entries
+and only those (an entry is walkback's when its command runs :data:`HOT`); the
+file is backed up beside itself (``<name>.walkback-backup``) before each change and written
+atomically. A config that is not the JSON object the agent expects is refused and left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from walkback.journal.errors import WalkbackError
+from walkback.journal.fileops import atomic_write
+
+HOT = "walkback.agent.hooks"
+"""The module every tool hook runs (``python -m walkback.agent.hooks AGENT``)."""
+BACKUP = ".walkback-backup"
+
+
+class ConfigError(WalkbackError):
+    """An agent's hook config cannot be changed as asked (exit 2: the user must fix the file)."""
+
+    exit_code = 2
+
+
+def command(agent: str, *, on_failure: str = "block") -> str:
+    """The hook command for ``agent``: this interpreter's absolute path, so it works from any
+    directory (``python -m`` starts faster than a console script's wrapper)."""
+    python = shlex.quote(os.path.abspath(sys.executable))
+    return f"{python} -m {HOT} {agent}" + (" --on-failure allow" if on_failure == "allow" else "")
+
+
+def ours(command: object) -> bool:
+    """Whether a hook command is walkback's (whatever interpreter path an earlier install wrote)."""
+    return isinstance(command, str) and f" -m {HOT} " in command + " "
+
+
+# -- Claude Code -------------------------------------------------------------------------------
+
+CLAUDE_TOOLS = "Write|Edit|MultiEdit|NotebookEdit|Bash"
+"""Claude Code's tools that change files or run commands (the matcher is a regex on the name)."""
+CLAUDE_EVENTS: dict[str, tuple[str | None, int]] = {
+    "PreToolUse": (CLAUDE_TOOLS, 60),
+    "PostToolUse": (CLAUDE_TOOLS, 60),
+    "PostToolUseFailure": (CLAUDE_TOOLS, 60),
+    "SubagentStart": (None, 60),
+    "SubagentStop": (None, 60),
+    "PreCompact": (None, 120),
+    "SessionStart": (None, 300),
+}
+"""Event -> (matcher, timeout in seconds: a checkpoint and a recovery may take longer than a call)."""
+
+
+def _groups(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = config.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError('"hooks" is not an object; fix or remove it first', path=path)
+    for event, groups in hooks.items():
+        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+            raise ConfigError(f'"hooks.{event}" is not a list of objects; fix it first', path=path)
+    return hooks
+
+
+def claude_install(config: dict[str, Any], cmd: str, path: Path) -> dict[str, Any]:
+    """Claude Code's settings with walkback's hooks: one group per event (``{"matcher", "hooks"}``)."""
+    hooks = _groups(claude_uninstall(config, path), path)
+    for event, (matcher, timeout) in CLAUDE_EVENTS.items():
+        entry = {"type": "command", "command": cmd, "timeout": timeout}
+        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [entry]
+        hooks.setdefault(event, []).append(group)
+    return config
+
+
+def claude_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Claude Code's settings without walkback's hooks (groups left empty by that are dropped)."""
+    hooks = _groups(config, path)
+    for event in list(hooks):
+        kept = []
+        for group in hooks[event]:
+            inner = group.get("hooks")
+            if not isinstance(inner, list):
+                kept.append(group)
+                continue
+            mine = [h for h in inner if isinstance(h, dict) and ours(h.get("command"))]
+            if not mine:
+                kept.append(group)
+            elif len(mine) < len(inner):
+                kept.append({**group, "hooks": [h for h in inner if h not in mine]})
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del config["hooks"]
+    return config
+
+
+def claude_installed(config: dict[str, Any]) -> list[str]:
+    """The events walkback's hooks are installed on."""
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    return sorted(
+        event
+        for event, groups in hooks.items()
+        if isinstance(groups, list)
+        and any(
+            isinstance(g, dict)
+            and isinstance(g.get("hooks"), list)
+            and any(isinstance(h, dict) and ours(h.get("command")) for h in g["hooks"])
+            for g in groups
+        )
+    )
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Where one agent keeps its hook config and how walkback's entries go in and out of it."""
+
+    agent: str
+    project: Callable[[Path], Path]
+    """The project config's path in a workspace."""
+    user: Callable[[Path], Path]
+    """The user config's path in a home folder."""
+    install: Callable[[dict[str, Any], str, Path], dict[str, Any]]
+    uninstall: Callable[[dict[str, Any], Path], dict[str, Any]]
+    installed: Callable[[dict[str, Any]], list[str]]
+    events: tuple[str, ...]
+    """Every event an install writes (what ``status`` checks for)."""
+
+
+CONFIGS: dict[str, AgentConfig] = {
+    "claude-code": AgentConfig(
+        "claude-code",
+        lambda ws: ws / ".claude" / "settings.json",
+        lambda home: home / ".claude" / "settings.json",
+        claude_install,
+        claude_uninstall,
+        claude_installed,
+        tuple(CLAUDE_EVENTS),
+    ),
+}
+"""Agent -> its config writer. Another agent: a table entry (and its adapter in agent/hooks/)."""
+
+
+def config_path(agent: str, *, scope: str, workspace: Path, home: Path | None = None) -> Path:
+    conf = CONFIGS[agent]
+    return conf.project(workspace) if scope == "project" else conf.user(home or Path.home())
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The config at ``path`` ({} when there is none). Raises ConfigError when it is not an object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read it: {e}; left untouched", path=path) from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"not valid JSON ({e.msg}); left untouched", path=path, line=e.lineno) from None
+    if not isinstance(data, dict):
+        raise ConfigError("not a JSON object; left untouched", path=path)
+    return data
+
+
+def _save(path: Path, config: dict[str, Any]) -> Path | None:
+    """Write ``config`` atomically after backing up the file it replaces; return the backup."""
+    backup = None
+    if path.exists():
+        backup = path.with_name(path.name + BACKUP)
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode())
+    return backup
+
+
+@dataclass(frozen=True)
+class Change:
+    """What an install or uninstall did to one config file."""
+
+    path: Path
+    changed: bool
+    events: list[str]
+    """The events walkback's hooks are on afterwards."""
+    backup: Path | None = None
+
+
+def install(agent: str, path: Path, cmd: str) -> Change:
+    """Merge walkback's hooks running ``cmd`` into the config at ``path`` (idempotent)."""
+    conf = CONFIGS[agent]
+    before = load(path)
+    after = conf.install(json.loads(json.dumps(before)), cmd, path)
+    if after == before:
+        return Change(path, False, conf.installed(after))
+    return Change(path, True, conf.installed(after), _save(path, after))
+
+
+def uninstall(agent: str, path: Path) -> Change:
+    """Remove walkback's hooks (and only those) from the config at ``path``."""
+    conf = CONFIGS[agent]
+    if not path.exists():
+        return Change(path, False, [])
+    before = load(path)
+    after = conf.uninstall(json.loads(json.dumps(before)), path)
+    if after == before:
+        return Change(path, False, conf.installed(after))
+    return Change(path, True, conf.installed(after), _save(path, after))
+
+
+def status(agent: str, path: Path) -> dict[str, Any]:
+    """Whether walkback's hooks are installed in the config at ``path``, on which events."""
+    conf = CONFIGS[agent]
+    try:
+        events = conf.installed(load(path))
+        problem = None
+    except ConfigError as e:
+        events, problem = [], e.message
+    missing = [e for e in conf.events if e not in events]
+    return {
+        "agent": agent,
+        "config": str(path),
+        "exists": path.exists(),
+        "installed": bool(events) and not missing,
+        "events": events,
+        "missing": missing if events else [],
+        "problem": problem,
+    }

@@ -1,0 +1,70 @@
+"""Session start: recover what a crash left unfinished and hand the agent the resume brief.
+
+On ``SessionStart`` with source ``resume``, the session's own journal; with any source, also the
+journals of other sessions of this agent in the same workspace that have unfinished intents (a
+crashed session the user starts afresh instead of resuming). Each is recovered as ``walkback
+recover --apply`` recovers it (:func:`journal.recovery.recover`: applied intents committed, not
+applied ones redone, torn files restored from the pre-image and redone, commands in doubt left to a
+human; every decision journaled first), and the briefs become the agent's added context.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from walkback.journal.hookpaths import session_dir
+from walkback.journal.paths import JOURNAL_NAME
+
+from .adapter import Hook
+
+RESUMED = "resume"
+
+
+def briefs(agent: str, hook: Hook, root: Path | None = None) -> str | None:
+    """The resume briefs of the journals this session start recovers (None: nothing to recover)."""
+    from walkback.journal.recovery import analyze, recover
+
+    own = session_dir(agent, hook.session, root)
+    texts = []
+    for path in _candidates(agent, hook, own):
+        plan = analyze(path)
+        if not any(not f.done for f in plan.all_findings()):
+            continue
+        plan = recover(path, apply=True)
+        whose = "this session" if own is not None and path.parent == own else f"session {path.parent.name}"
+        texts.append(f"walkback recovered {whose} ({path}):\n{plan.brief}")
+    return "\n\n".join(texts) or None
+
+
+def _candidates(agent: str, hook: Hook, own: Path | None) -> list[Path]:
+    """The session's journal (on resume), then other journals of this workspace, newest first."""
+    found = []
+    if own is not None and hook.text == RESUMED and (own / JOURNAL_NAME).is_file():
+        found.append(own / JOURNAL_NAME)
+    if own is None:
+        return found
+    workspace = str(Path(hook.workspace).resolve())
+    others = sorted(own.parent.glob(f"*/{JOURNAL_NAME}"), key=_mtime, reverse=True)
+    for path in others:
+        if path.parent != own and _workspace(path) == workspace:
+            found.append(path)
+    return found
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _workspace(path: Path) -> str | None:
+    """The workspace a hook journal's header names (None when the header cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            header = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    ws = header.get("workspace") if isinstance(header, dict) else None
+    return str(Path(ws).resolve()) if isinstance(ws, str) else None
