@@ -36,11 +36,10 @@ class BundleImporter:
 
     def read(self, path: Path, b: SessionBuilder, part: str | None) -> Iterator[None]:
         from .keys import default_trust
-        from .verify import open_bundle, verify
+        from .verify import verify_file
 
         trust = default_trust()
-        with open_bundle(path) as f:
-            v, session = verify(f, trust=trust[0] if trust else None, origin=str(path), keep=True)
+        v, session = verify_file(path, trust=trust[0] if trust else None, keep=True)
         if session is None:
             bad = next((c for c in v.checks if not c.ok), None)
             raise SignatureError(

@@ -121,6 +121,28 @@ def open_bundle(path: Path) -> IO[bytes]:
     return f
 
 
+def verify_file(
+    path: Path,
+    *,
+    trust: list[TrustedKey] | None,
+    reveal: list[bytes] = (),  # type: ignore[assignment]
+    keep: bool = False,
+) -> tuple[Verification, Session | None]:
+    """Verify the bundle at ``path``; of a PDF report, also that its pages are the ones rendered
+    from the attached bundle (:mod:`walkback.exporters.pdf.attest`).
+
+    Raises:
+        UnusableBundle: as :func:`verify`, or a file that cannot be read.
+    """
+    with open_bundle(path) as f:
+        v, session = verify(f, trust=trust, origin=str(path), reveal=reveal, keep=keep)
+        if isinstance(f, io.BytesIO):  # a report: the bundle was read out of it
+            from walkback.exporters.pdf.attest import check_pages
+
+            v.checks += check_pages(Path(path), f.getvalue(), trust)
+    return v, session
+
+
 def verify(
     stream: IO[bytes] | bytes,
     *,
@@ -235,12 +257,32 @@ def _signature(
     sigs: list[Any],
     trust: list[TrustedKey] | None,
 ) -> None:
-    """The bundle is signed when any one signature verifies with a trusted key, whatever the
-    others are and in whatever order they come; each of the others is said in the reason."""
-    add = v.checks.append
+    found, key, keyid = signature_checks(doc, ptype, payload, sigs, trust)
+    v.checks += found
+    v.keyid = keyid
+    if key is not None:
+        v.signer = key.principals
+
+
+def signature_checks(
+    doc: dict[str, Any],
+    ptype: str,
+    payload: bytes | None,
+    sigs: list[Any],
+    trust: list[TrustedKey] | None,
+    *,
+    what: str = "",
+) -> tuple[list[Check], TrustedKey | None, str | None]:
+    """The ``signature`` and ``trust`` checks of a DSSE envelope (``what`` prefixes their names),
+    the trusted key that signed and the fingerprint of the key that verifies.
+
+    Signed means any one signature verifies with a trusted key, whatever the others are and in
+    whatever order they come; each of the others is said in the reason.
+    """
+    out: list[Check] = []
+    name = f"{what}signature"
     if not sigs:
-        add(Check("signature", False, "unsigned: the bundle was exported without --key"))
-        return
+        return [Check(name, False, "unsigned: exported without --key")], None, None
     embedded = _embedded_key(doc)
     outcomes = [_one_signature(s, ptype, payload, trust or [], embedded) for s in sigs]
     trusted = next((k for k, (tk, _) in enumerate(outcomes) if isinstance(tk, TrustedKey)), None)
@@ -254,27 +296,28 @@ def _signature(
     if trusted is not None:
         tk = outcomes[trusted][0]
         assert isinstance(tk, TrustedKey)
-        v.signer, v.keyid = tk.principals, tk.keyid
         which = f"signature {trusted} of {len(sigs)}" if many else "Ed25519 signature"
-        add(Check("signature", True, f"{which} verifies with {tk.keyid}{others(trusted)}"))
-        add(Check("trust", True, f"signed by {tk.principals} ({tk.keyid})"))
-    elif untrusted is not None:
-        v.keyid = str(outcomes[untrusted][0])
+        out.append(Check(name, True, f"{which} verifies with {tk.keyid}{others(trusted)}"))
+        out.append(Check(f"{what}trust", True, f"signed by {tk.principals} ({tk.keyid})"))
+        return out, tk, tk.keyid
+    if untrusted is not None:
+        keyid = str(outcomes[untrusted][0])
         which = f"signature {untrusted} of {len(sigs)}" if many else "Ed25519 signature"
-        add(Check("signature", True, f"{which} verifies with the key it names, {v.keyid}{others(untrusted)}"))
+        out.append(Check(name, True, f"{which} verifies with the key it names, {keyid}{others(untrusted)}"))
         where = "no trusted key was given" if trust is None else "that key is not among the trusted keys"
-        add(Check("trust", False, f"untrusted: {where} (--key PUB or --allowed-signers FILE)"))
-    else:
-        said = "; ".join(f"signature {k}: {why}" for k, (_, why) in enumerate(outcomes))
-        add(
-            Check(
-                "signature",
-                False,
-                "the signature does not verify: the payload, its type or the signature "
-                "was altered, or another key signed" + (f" ({said})" if many else ""),
-            )
+        out.append(Check(f"{what}trust", False, f"untrusted: {where} (--key PUB or --allowed-signers FILE)"))
+        return out, None, keyid
+    said = "; ".join(f"signature {k}: {why}" for k, (_, why) in enumerate(outcomes))
+    out.append(
+        Check(
+            name,
+            False,
+            "the signature does not verify: the payload, its type or the signature "
+            "was altered, or another key signed" + (f" ({said})" if many else ""),
         )
-        add(Check("trust", False, "no trusted key verifies the signature"))
+    )
+    out.append(Check(f"{what}trust", False, "no trusted key verifies the signature"))
+    return out, None, None
 
 
 def _one_signature(

@@ -59,6 +59,7 @@ class PdfExporter:
 
         from walkback import __version__
 
+        from .attest import REPORT_NAME, page_account
         from .render import write_pdf
         from .report import Evidence, build
 
@@ -96,7 +97,14 @@ class PdfExporter:
             root=v.folder / "root" if v.folder else None,
         )
         with atomic_output(Path(out)) as f:
-            write_pdf(report, data, BUNDLE_NAME, f, created=created)
+            write_pdf(
+                report,
+                data,
+                BUNDLE_NAME,
+                f,
+                created=created,
+                account=lambda pdf: (REPORT_NAME, page_account(pdf, data, key, __version__)),
+            )
         return Path(out)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
@@ -67,26 +68,45 @@ def _fetcher() -> Any:
     return LocalOnly(allowed_protocols=["file"])
 
 
-def write_pdf(report: Report, bundle: bytes, bundle_name: str, out: IO[bytes], *, created: datetime) -> None:
-    """Render ``report`` as PDF/A-3b into ``out`` with ``bundle`` attached (relationship Data)."""
-    from weasyprint import HTML, Attachment
+def write_pdf(
+    report: Report,
+    bundle: bytes,
+    bundle_name: str,
+    out: IO[bytes],
+    *,
+    created: datetime,
+    account: Callable[[bytes], tuple[str, bytes]] | None = None,
+) -> None:
+    """Render ``report`` as PDF/A-3b into ``out`` with ``bundle`` attached (relationship Data).
+
+    ``account(pdf)`` is given the PDF with the bundle alone and returns ``(name, bytes)`` of a
+    second attachment that accounts for its pages (:mod:`.attest`); the layout is made once and
+    written twice, so the pages it accounts for are the ones written.
+    """
+    from weasyprint import HTML
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
     doc = html(report, created)
-    attachment = Attachment(
-        string=bundle,
-        name=bundle_name,
-        description="walkback signed bundle: the evidence this report describes",
-        created=created,
-        modified=created,
-        relationship="Data",
-    )
+    files = [(bundle, bundle_name, "walkback signed bundle: the evidence this report describes")]
     identifier = hashlib.sha256(doc.encode() + hashlib.sha256(bundle).digest()).hexdigest()[:32].encode()
-    HTML(string=doc, base_url=str(TEMPLATES) + "/", url_fetcher=_fetcher()).write_pdf(
-        out,
-        pdf_variant=PDF_VARIANT,
-        attachments=[attachment],
-        pdf_identifier=identifier,
-        presentational_hints=False,
+    options: dict[str, Any] = {"pdf_variant": PDF_VARIANT, "pdf_identifier": identifier}
+    laid_out = HTML(string=doc, base_url=str(TEMPLATES) + "/", url_fetcher=_fetcher()).render(
+        presentational_hints=False, **options
     )
+    if account is not None:
+        name, data = account(laid_out.write_pdf(attachments=_attachments(files, created), **options))
+        files.append((data, name, "walkback: the signed digest of this report's pages"))
+    laid_out.write_pdf(out, attachments=_attachments(files, created), **options)
+
+
+def _attachments(files: list[tuple[bytes, str, str]], created: datetime) -> list[Any]:
+    """WeasyPrint attachments (each can be written once) of ``(data, name, description)``."""
+    from weasyprint import Attachment
+
+    return [
+        Attachment(
+            string=data, name=name, description=text, created=created, modified=created, relationship="Data"
+        )
+        for data, name, text in files
+    ]

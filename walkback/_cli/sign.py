@@ -78,8 +78,7 @@ def verify(
     Merkle, truncated tail, revealed line), 2 unusable input.
     """
     from walkback.exporters.bundle.keys import allowed_signers, default_trust, trust_key
-    from walkback.exporters.bundle.verify import open_bundle
-    from walkback.exporters.bundle.verify import verify as run
+    from walkback.exporters.bundle.verify import verify_file
 
     if key is not None and signers is not None:
         raise click.UsageError("give --key or --allowed-signers, not both")
@@ -98,8 +97,7 @@ def verify(
             )
         trust = found[0]
     lines = [line for p in reveals for line in _lines(p)]
-    with open_bundle(bundle) as f:
-        v, _ = run(f, trust=trust, origin=str(bundle), reveal=lines)
+    v, _ = verify_file(bundle, trust=trust, reveal=lines)
     if as_json:
         emit_json(v.as_json())
     else:
