@@ -15,10 +15,24 @@ from walkback.exporters.base import Option
 from walkback.timeline.session import Session
 
 from .keys import load_private
-from .redact import Rule, parse_rule
+from .redact import Rule
+from .secrets import rules_of
 from .sign import Sources, write_bundle
 
-__all__ = ["EXPORTER", "BundleExporter"]
+__all__ = ["EXPORTER", "NO_DEFAULT_REDACTION", "REDACT", "BundleExporter"]
+
+REDACT = Option(
+    "redact",
+    "Hide content, still verifiable: a field path (args.content), re:REGEX, or agent:ID "
+    "(secrets are hidden by default).",
+    multiple=True,
+    metavar="RULE",
+)
+NO_DEFAULT_REDACTION = Option(
+    "no-default-redaction",
+    "Keep API keys, tokens, private keys and .env secrets (hidden by default).",
+    flag=True,
+)
 
 
 class BundleExporter:
@@ -27,6 +41,8 @@ class BundleExporter:
     name = "bundle"
     suffix = ".json"
     extra = None
+    redacts = True
+    """It redacts while it snapshots (``walkback export`` hands it the rules, not a copy)."""
     options: tuple[Option, ...] = (
         Option(
             "key",
@@ -34,12 +50,8 @@ class BundleExporter:
             metavar="KEY",
             unset="unsigned: no --key given; `walkback verify` will report it as unsigned",
         ),
-        Option(
-            "redact",
-            "Hide content, still verifiable: a field path (args.content), re:REGEX, or agent:ID.",
-            multiple=True,
-            metavar="RULE",
-        ),
+        REDACT,
+        NO_DEFAULT_REDACTION,
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
@@ -64,8 +76,16 @@ class BundleExporter:
     ) -> Path:
         """Check the key and rules before anything is read, then bundle."""
         key = load_private(Path(options["key"])) if options.get("key") else None
-        rules = [parse_rule(r) for r in options.get("redact") or ()]
-        return write_bundle(sources(rules), Path(out), entry=entry, part=part, key=key, rules=rules)
+        rules = rules_of(options)
+        return write_bundle(
+            sources(rules),
+            Path(out),
+            entry=entry,
+            part=part,
+            key=key,
+            rules=rules,
+            on_redactions=options.get("on_redactions"),
+        )
 
 
 EXPORTER = BundleExporter()

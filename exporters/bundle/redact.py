@@ -56,6 +56,30 @@ class Rule:
     path: tuple[str, ...] = ()
     pattern: re.Pattern[str] | None = None
     agent: str = ""
+    hint: re.Pattern[bytes] | None = None
+    """A test of the raw line: a line it does not match is left as it is, unparsed (the secret
+    detectors have one; a rule without one reads every line)."""
+    check: Callable[[re.Match[str]], bool] | None = None
+    """Which matches to hide (the rest are kept); with a ``v`` group only that group is hidden."""
+
+    def sub(self, text: str, mark: str) -> tuple[str, int]:
+        """``text`` with this regular expression's matches hidden, and how many were."""
+        assert self.pattern is not None
+        if self.check is None and "v" not in self.pattern.groupindex:
+            return self.pattern.subn(mark, text)
+        hidden = 0
+
+        def one(m: re.Match[str]) -> str:
+            nonlocal hidden
+            if self.check is not None and not self.check(m):
+                return m.group()
+            hidden += 1
+            if "v" not in self.pattern.groupindex:  # type: ignore[union-attr]
+                return mark
+            start, end = m.span("v")
+            return m.string[m.start() : start] + mark + m.string[end : m.end()]
+
+        return self.pattern.sub(one, text), hidden
 
 
 def parse_rule(text: str) -> Rule:
@@ -86,6 +110,9 @@ def redact_line(
 
     A line that is not a JSON object is redacted as text (a regular expression, or a whole agent).
     """
+    rules = [r for r in rules if r.hint is None or r.hint.search(line)]
+    if not rules:
+        return line, []
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -96,9 +123,10 @@ def redact_line(
         for r in rules:
             if r.kind == "agent" and agent_of_line == r.agent:
                 return mark.encode(), [r.text]
-            if r.pattern is not None and r.pattern.search(text):
-                text = r.pattern.sub(mark, text)
-                hits.append(r.text)
+            if r.pattern is not None:
+                text, n = r.sub(text, mark)
+                if n:
+                    hits.append(r.text)
         return (text.encode(), hits) if hits else (line, hits)
     for r in rules:
         if r.kind == "agent":
@@ -111,14 +139,14 @@ def redact_line(
         else:
             assert r.pattern is not None
             found = [False]
-            record = _strings(record, functools.partial(_sub, r.pattern, mark=mark, found=found))
+            record = _strings(record, functools.partial(_sub, r, mark=mark, found=found))
             if found[0]:
                 hits.append(r.text)
     return (orjson.dumps(record), hits) if hits else (line, hits)
 
 
-def _sub(pattern: re.Pattern[str], s: str, *, mark: str, found: list[bool]) -> str:
-    out, n = pattern.subn(mark, s)
+def _sub(rule: Rule, s: str, *, mark: str, found: list[bool]) -> str:
+    out, n = rule.sub(s, mark)
     found[0] = found[0] or n > 0
     return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from .dsse import PAYLOAD_TYPE, sign
 from .keys import openssh_line
 from .redact import MARK, Rule
 from .redact import redact_line as _redact_line
+from .secrets import SECRET
 from .statement import facts, statement
 
 
@@ -70,8 +72,10 @@ def write_bundle(
     part: str | None = None,
     key: Ed25519PrivateKey | None = None,
     rules: list[Rule] = (),  # type: ignore[assignment]
+    on_redactions: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> Path:
-    """Write the bundle of a session's ``sources`` (read from ``entry``, default its first file).
+    """Write the bundle of a session's ``sources`` (read from ``entry``, default its first file);
+    ``on_redactions`` is told what the rules hid (the redaction report).
 
     Raises:
         ExportError: the session has no files, or a redaction would change which files it reads.
@@ -89,6 +93,8 @@ def write_bundle(
     with tempfile.TemporaryDirectory(prefix="walkback-bundle-") as tmp:
         snap = Path(tmp)
         redactions = _snapshot(sources, names, snap, list(rules))
+        if on_redactions is not None:
+            on_redactions(redactions)
         copy = load(str(snap / entry_name) + (f"#{part}" if part else ""))
         read = {p.resolve().relative_to(snap.resolve()).as_posix() for p in copy.files()}
         if read != set(names.values()):
@@ -177,10 +183,13 @@ def _snapshot(
         if not rules:
             shutil.copyfile(path, dest)
             continue
-        if path not in line_based:
+        if path not in line_based and not _as_text(path, rules):
+            if all(r.text.startswith(SECRET) for r in rules):  # the defaults pass over an archive
+                shutil.copyfile(path, dest)
+                continue
             raise ExportError(
-                "redaction works on line-based sources (JSON lines, text); this one is a "
-                "JSON document or an archive",
+                "redaction works on line-based sources (JSON lines, text); this one is an "
+                "archive (or a JSON document, which takes only re: rules)",
                 path=path,
             )
         with open(path, "rb") as src, open(dest, "wb") as dst:
@@ -192,6 +201,14 @@ def _snapshot(
                     redactions.append({"source": name, "line": n, "leaf": leaf.hex(), "rules": hits})
                 dst.write(new + raw[len(line) :])
     return redactions
+
+
+def _as_text(path: Path, rules: list[Rule]) -> bool:
+    """Whether a source that is not line-based can still be redacted line by line as text: a JSON
+    document (not an archive) and only regular expressions, whose marks keep it JSON."""
+    with open(path, "rb") as f:
+        head = f.read(8192)
+    return all(r.kind == "regex" for r in rules) and b"\x00" not in head and not head.startswith(b"PK")
 
 
 def _agent_lines(session: Session, agents: set[str]) -> dict[tuple[Path, int], str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from walkback.exporters.base import Option, atomic_output, export_time
+from walkback.exporters.bundle import NO_DEFAULT_REDACTION
 from walkback.journal.errors import ExportError
 from walkback.timeline.session import Session
 
@@ -29,6 +30,8 @@ class PdfExporter:
     name = "pdf"
     suffix = ".pdf"
     extra = None
+    redacts = True
+    """Its bundle redacts (``walkback export`` hands it the rules)."""
     options: tuple[Option, ...] = (
         Option(
             "key",
@@ -39,10 +42,11 @@ class PdfExporter:
         Option(
             "redact",
             "Hide content in the bundle and the report, still verifiable: a field path "
-            "(args.content), re:REGEX, or agent:ID.",
+            "(args.content), re:REGEX, or agent:ID (secrets are hidden by default).",
             multiple=True,
             metavar="RULE",
         ),
+        NO_DEFAULT_REDACTION,
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:

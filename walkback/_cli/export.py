@@ -7,6 +7,7 @@ so ``walkback --help`` imports no exporter.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +33,35 @@ class ExportGroup(click.Group):
         return command_for(found) if found is not None else None
 
 
+def say_redacted(redactions: list[dict[str, Any]]) -> None:
+    """The redaction report, on stderr (counts by rule), when anything was hidden."""
+    from walkback.exporters.bundle.secrets import report
+
+    if redactions:
+        click.echo(safe(f"walkback export: {report(redactions)}"), err=True)
+
+
+def redacted_each(paths: list[Path], rules: list[Any]) -> Iterator[Any]:
+    """The sessions at ``paths``, each read and redacted as it is asked for (one held at a time)."""
+    from walkback.exporters.redacted import redacted
+    from walkback.importers import load
+
+    for p in paths:
+        with redacted(load(p, measure=True), rules, entry=p, measure=True) as (copy, found):
+            say_redacted(found)
+            yield copy
+
+
 def command_for(exp: Any) -> click.Command:
     """The ``walkback export <name>`` command of one exporter."""
     from walkback.exporters import ManyExporter
+    from walkback.exporters.bundle import NO_DEFAULT_REDACTION
 
     @handle_errors
     def run(path: Path, out: Path | None, **options: Any) -> None:
-        from walkback.exporters import ManyExporter, SourceExporter
+        from walkback.exporters import ManyExporter, SourceExporter, refuse_own_input
+        from walkback.exporters.bundle.secrets import rules_of
+        from walkback.exporters.redacted import redacted
         from walkback.importers import detect, load
         from walkback.viewer.store import discover
 
@@ -47,21 +70,33 @@ def command_for(exp: Any) -> click.Command:
             if opt.unset and opt.name.replace("-", "_") not in given:
                 click.echo(f"walkback export {exp.name}: {opt.unset}", err=True)
         kwargs = {
-            o.name: given[o.name.replace("-", "_")] for o in exp.options if o.name.replace("-", "_") in given
+            o.name.replace("-", "_"): given[o.name.replace("-", "_")]
+            for o in exp.options
+            if o.name.replace("-", "_") in given
         }
+        itself = getattr(exp, "redacts", False)  # it redacts while it snapshots (bundle, pdf, html)
+        rules = [] if itself else rules_of(given)
+        if itself:
+            kwargs["on_redactions"] = say_redacted
         many = discover([path], detect) if isinstance(exp, ManyExporter) and path.is_dir() else [path]
         if many != [path]:  # a folder of sessions
             if not many:
                 detect(path)  # says why this folder holds none
-            written = exp.export_many((load(p, measure=True) for p in many), out, **kwargs)
+            refuse_own_input(out, [path, *many])
+            written = exp.export_many(redacted_each(many, rules), out, **kwargs)
         elif isinstance(exp, SourceExporter):
             if out is None:  # only an exporter with needs_output = False may leave -o out
                 raise click.UsageError("-o/--output is required")
+            refuse_own_input(out, [path])
             written = exp.export_source(path, out, **kwargs)
         else:
-            written = exp.export(
-                load(path, progress=progress_printer("reading"), measure=True), out, **kwargs
-            )
+            session = load(path, progress=progress_printer("reading"), measure=True)
+            if out is not None:
+                refuse_own_input(out, [path, *session.files()])
+            with redacted(session, rules, entry=path, measure=True) as (copy, found):
+                if not itself:
+                    say_redacted(found)
+                written = exp.export(copy, out, **kwargs)
         click.echo(safe(f"{written}: {exp.name} export of {path}"))
 
     params: list[click.Parameter] = [
@@ -74,7 +109,8 @@ def command_for(exp: Any) -> click.Command:
             + (MANY_HELP if isinstance(exp, ManyExporter) else ""),
         ),
     ]
-    for opt in exp.options:
+    own = [] if any(o.name == NO_DEFAULT_REDACTION.name for o in exp.options) else [NO_DEFAULT_REDACTION]
+    for opt in [*exp.options, *own]:
         params.append(
             click.Option(
                 [f"--{opt.name}"],
