@@ -43,6 +43,8 @@ def summary(session: Any) -> dict[str, Any]:
         "last_committed_lsn": session.last_committed_lsn,
         "files": files_summary(session),
         "approvals": approval_counts(approvals(session)),
+        "journal": str(session.hooked.journal) if session.hooked is not None else None,
+        "hooked": session.hooked.to_json() if session.hooked is not None else None,
     }
 
 
@@ -83,6 +85,13 @@ def show(path: Path, as_json: bool) -> None:
         f"  integrity   {session.integrity.badge}{_first_damage(session.integrity)}",
         f"  committed   through lsn {data['last_committed_lsn']}",
     ]
+    if data["hooked"]:
+        hooked = data["hooked"]
+        lines.append(f"  journal     {data['journal']} (hooked: {hooked['linked_calls']} call(s) journaled)")
+        lines += [
+            f"  mismatch    {m['call']}  {m['target']}: expected {m['expected']}, observed {m['observed']}"
+            for m in hooked["mismatches"]
+        ]
     if data["pending"]:
         lines.append(f"  pending     {len(data['pending'])} intent(s) without a commit:")
         lines += [f"    lsn {p['lsn']}  {p['tool']}  {p['target']}  ({p['agent']})" for p in data["pending"]]
@@ -117,10 +126,14 @@ def _first_damage(integ: Any) -> str:
 @json_option
 @handle_errors
 def check(path: Path, repair: bool, as_json: bool) -> None:
-    """Check a journal's integrity. Exit 0 intact, 1 damaged, 2 unusable input."""
+    """Check a journal's integrity. Exit 0 intact, 1 damaged, 2 unusable input.
+
+    An agent's transcript that was hooked (docs/hooks.md) is checked through its hook journal.
+    """
     from walkback.journal import journal_path, scan
     from walkback.journal.segments import archived
 
+    path = _hook_journal(path) or path
     if repair:
         _repair(path, as_json)
         return
@@ -143,6 +156,20 @@ def check(path: Path, repair: bool, as_json: bool) -> None:
     else:
         _report(res)
     sys.exit(0 if res.intact else 1)
+
+
+def _hook_journal(path: Path) -> Path | None:
+    """The hook journal of ``path`` when it is a hooked agent's transcript (else None)."""
+    from walkback.importers import detect, load
+    from walkback.journal.errors import WalkbackError
+
+    try:
+        if detect(path).name == "walkback":
+            return None
+        session = load(path)
+    except WalkbackError:
+        return None  # the journal check says what is wrong with it
+    return Path(session.hooked.journal) if session.hooked is not None else None
 
 
 def _check_run(path: Path, as_json: bool) -> None:
