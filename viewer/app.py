@@ -18,7 +18,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from walkback.journal.errors import WalkbackError
 
 from .pages import register_pages
-from .security import HeadersMiddleware, needs_token, token_middleware
+from .security import HeadersMiddleware, HostMiddleware, allowed_hosts, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
 from .tuning import CHECK_SECONDS, Collections, escape_pages_faster, remember_handler_shapes
 
@@ -86,13 +86,25 @@ def _native_signals() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def build(store: SessionStore, *, token: str | None = None, poll: float | None = POLL_SECONDS) -> None:
-    """Register middleware, static files, pages and the live-follow poller on NiceGUI's app."""
+def build(
+    store: SessionStore,
+    *,
+    token: str | None = None,
+    poll: float | None = POLL_SECONDS,
+    host: str = "127.0.0.1",
+) -> None:
+    """Register middleware, static files, pages and the live-follow poller on NiceGUI's app.
+
+    With a ``token`` every request needs it; without one (loopback) every request must name this
+    machine in its ``Host`` (:class:`~.security.HostMiddleware`).
+    """
     remember_handler_shapes()
     escape_pages_faster()
     app.add_middleware(HeadersMiddleware)
     if token:
         app.add_middleware(token_middleware(token))
+    else:
+        app.add_middleware(HostMiddleware, allowed=allowed_hosts(host))
     app.add_static_files("/static", STATIC)
     register_pages(store)
     collector = Collections()
@@ -153,8 +165,6 @@ def make_store(
     )
     if not store.entries:
         raise ViewerError("no journal or known agent log found here", path=paths[0] if paths else None)
-    if loader is None:  # the loader reads the first entry first: let its read start ahead
-        importers.prepare(next(iter(store.entries.values())).path)
     return store
 
 
@@ -186,7 +196,7 @@ def serve(
     store = make_store(paths, workspace=workspace, analyzer=analyzer)
     if not native:
         _check_port(host, port)
-    build(store, token=token)
+    build(store, token=token, host=host)
     path = start_path(store)
     if announce is not None:
         announce("a desktop window" if native else start_url(host, port, path, token))

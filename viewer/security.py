@@ -1,4 +1,5 @@
-"""HTTP hardening: a token for non-loopback hosts, and headers that forbid outbound requests.
+"""HTTP hardening: a token for non-loopback hosts, a Host check for loopback ones, and headers that
+forbid outbound requests.
 
 The token arrives once in the printed URL (``?token=...``), is swapped for an HttpOnly cookie and
 removed from the address bar. The websocket needs no token of its own: NiceGUI only accepts
@@ -87,6 +88,46 @@ class HeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_secured)
+
+
+def host_name(value: str) -> str:
+    """The name in a ``Host`` header, without its port: ``[::1]:8080`` is ``::1``."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rpartition(":")[0] if value.count(":") == 1 else value
+
+
+class HostMiddleware:
+    """Refuses a request (HTTP or websocket) whose ``Host`` is not one of ``allowed``.
+
+    A server on loopback without a token trusts whoever can connect to it, and a web page from
+    anywhere can, through DNS rebinding: ``evil.example`` resolves to 127.0.0.1 after the page has
+    loaded, and the browser then sends ``Host: evil.example`` to the viewer. Only a name that means
+    this machine (or the ``--host`` given) is answered. Plain ASGI, for the socket's upgrade too.
+    """
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+            if host_name(host) not in self.allowed:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                else:
+                    await _secure(PlainTextResponse("Misdirected request: unknown Host.", 421))(
+                        scope, receive, send
+                    )
+                return
+        await self.app(scope, receive, send)
+
+
+def allowed_hosts(host: str) -> frozenset[str]:
+    """The ``Host`` names a loopback server answers: this machine's, and the ``--host`` given."""
+    return LOOPBACK | {host.strip("[]").lower()}
 
 
 def token_middleware(token: str) -> type[BaseHTTPMiddleware]:

@@ -21,5 +21,5 @@ store = make_store(
 if cfg.get("preload", True):
     for entry in store.entries.values():
         store.load_now(entry)
-build(store, token=cfg.get("token"), poll=cfg.get("poll", 0.5))
+build(store, token=cfg.get("token"), poll=cfg.get("poll", 0.5), host="test")  # the simulated user's Host
 ui.run(reload=False, show=False, show_welcome_message=False, title="walkback")

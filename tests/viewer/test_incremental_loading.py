@@ -21,7 +21,7 @@ MAIN = """
 import sys
 from nicegui import ui
 from walkback.viewer.app import build
-build(sys.modules["_walkback_incremental"].store, poll=None)
+build(sys.modules["_walkback_incremental"].store, poll=None, host="test")  # the simulated user's Host
 ui.run(reload=False, show=False, show_welcome_message=False)
 """
 

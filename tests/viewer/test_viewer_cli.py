@@ -169,3 +169,54 @@ def _listeners(port: int) -> list:
                     ip = "::"
                 out.append(type("Conn", (), {"laddr": (ip, port)}))
     return out
+
+
+FORGED = ("evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost.", "[::2]")
+
+
+def upgrade_status(port: int, host: str) -> str:
+    """The status line the server answers a websocket upgrade of the socket with, ``Host: host``."""
+    request = (
+        f"GET /_nicegui_ws/socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: {host}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(request.encode())
+        return s.recv(4096).split(b"\r\n", 1)[0].decode()
+
+
+def test_a_forged_host_gets_nothing_from_any_route(tmp_path: Path) -> None:
+    run = build_run(tmp_path)
+    port = free_port()
+    with viewer_process(str(run.dir), "--port", str(port)) as (_, url):
+        base = f"http://127.0.0.1:{port}"
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200
+        linked = set(re.findall(r'(?:src|href)="(/[^"]*)"', page.text))
+        routes = {"/", f"/s/{entry_id(run.dir)}", f"/s/{entry_id(run.dir)}/step/1", "/favicon.ico", *linked}
+        routes.add("/_nicegui_ws/socket.io/?EIO=4&transport=polling")
+        assert any(r.startswith("/_nicegui/") for r in routes) and any(r.startswith("/static/") for r in routes)
+        for host in FORGED:
+            for route in sorted(routes):
+                r = httpx.get(base + route, headers={"Host": host}, timeout=10)
+                assert r.status_code == 421, (host, route, r.status_code)
+                assert "Rename get_user_by_id" not in r.text
+            assert upgrade_status(port, host).split()[1] == "403", host
+        for host in ("127.0.0.1", f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}"):
+            r = httpx.get(f"{base}/s/{entry_id(run.dir)}", headers={"Host": host}, timeout=10)
+            assert r.status_code == 200 and "Rename get_user_by_id" in r.text, host
+        assert upgrade_status(port, f"127.0.0.1:{port}").split()[1] == "101"
+
+
+def test_a_token_server_answers_any_host_with_the_token_only(tmp_path: Path) -> None:
+    run = build_run(tmp_path)
+    port = free_port()
+    with viewer_process(str(run.dir), "--host", "0.0.0.0", "--port", str(port)) as (_, url):
+        token = url.split("?token=")[1]
+        base = f"http://127.0.0.1:{port}"
+        forged = {"Host": "evil.example"}
+        assert httpx.get(f"{base}/s/{entry_id(run.dir)}", headers=forged, timeout=10).status_code == 401
+        with httpx.Client(base_url=base, timeout=10, headers={"Host": "viewer.lan"}) as client:
+            r = client.get(f"/s/{entry_id(run.dir)}?token={token}")
+            assert r.status_code == 303 and client.get(r.headers["location"]).status_code == 200
