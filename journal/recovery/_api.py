@@ -233,13 +233,14 @@ class _Recovery:
 
 
 def _images(win: Window, ws: Path) -> Images:
-    """Where images come from: the blob store, the last checkpoint's tree, the base ref."""
-    refs = []
-    if win.checkpoint is not None and isinstance(win.checkpoint.get("git"), str):
-        refs.append(("checkpoint", str(win.checkpoint["git"])))
-    if isinstance(win.header.get("base_ref"), str):
-        refs.append(("base_ref", str(win.header["base_ref"])))
-    return Images(BlobStore(win.path.parent / "blobs"), ws, refs)
+    """Where images come from: the blob store, the last checkpoint's tree, the base the run started
+    from (v1's header ``base_ref``, a seed plan's ``base``)."""
+    refs = [
+        ("checkpoint", win.checkpoint.get("git") if win.checkpoint is not None else None),
+        ("base_ref", win.header.get("base_ref")),
+        ("base", win.base),
+    ]
+    return Images(BlobStore(win.path.parent / "blobs"), ws, [(label, v) for label, v in refs if v])
 
 
 def _child_journal(run_dir: Path, child_dir: str) -> Path | None:

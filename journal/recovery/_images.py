@@ -1,8 +1,8 @@
 """Where the pre and post images of a file intent come from; every image is checked by hash.
 
 Sources, in order: the intent itself or the run's blob store (the agent journals both images with
-or before the intent; :func:`journal.images.intent_image`), then the last checkpoint's git tree and
-the header's ``base_ref``, and for a post image the tool re-applied to the base content (seed
+or before the intent; :func:`journal.images.intent_image`), then the last checkpoint's git tree,
+the header's ``base_ref`` and a seed plan's ``base`` (``git:<sha>``), and for a post image the tool re-applied to the base content (seed
 journals have neither). An image is accepted only when
 it hashes to the intent's ``pre``/``post``; anything else is not an image.
 """
@@ -25,6 +25,17 @@ from walkback.journal.record import ABSENT, sha256_bytes
 from ._dialect import Pending
 
 _REV = re.compile(r"^[0-9a-f]{7,64}$")
+GIT = "git:"
+"""How a seed journal names a commit (``"base":"git:4e1a2c7"``); v1 writes the bare sha."""
+
+
+def git_ref(value: object) -> str | None:
+    """The commit a ``base``, ``base_ref`` or checkpoint ``git`` value names (``git:<sha>`` or a
+    bare sha), or None when it names none."""
+    if not isinstance(value, str):
+        return None
+    sha = value.removeprefix(GIT).strip().lower()
+    return sha if _REV.match(sha) else None
 
 
 @dataclass(frozen=True)
@@ -81,11 +92,11 @@ def read_current(path: Path) -> Image | str:
 class Images:
     """Finds images for the intents of one journal."""
 
-    def __init__(self, blobs: BlobStore, workspace: Path, refs: list[tuple[str, str]]) -> None:
-        """``refs``: ``(label, git sha)`` pairs to look in, most recent first."""
+    def __init__(self, blobs: BlobStore, workspace: Path, refs: list[tuple[str, object]]) -> None:
+        """``refs``: ``(label, commit)`` pairs to look in, most recent first (see :func:`git_ref`)."""
         self.blobs = blobs
         self.workspace = workspace
-        self.refs = [(label, sha) for label, sha in refs if _REV.match(sha)]
+        self.refs = [(label, sha) for label, value in refs if (sha := git_ref(value)) is not None]
 
     def find(self, p: Pending, which: Which) -> Image | None:
         """The intent's ``pre`` or ``post`` image: inline in the intent, in the blob store, or in a

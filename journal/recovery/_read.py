@@ -52,6 +52,9 @@ class Window:
     """lsn of the checkpoint the read started at; None when the whole journal was read."""
     checkpoint: dict[str, Any] | None = None
     """The last checkpoint record (its ``git`` tree is a source of pre images)."""
+    base: object = None
+    """The ``base`` of the first plan read (a seed journal's ``"git:<sha>"``: the commit the run
+    started from, a source of pre images when no checkpoint has the file)."""
     pending: list[Pending] = field(default_factory=list)
     """Open intents, unanswered approval requests and intents lost in a torn tail, by lsn."""
     decisions: dict[tuple[int, int | None], tuple[str, str]] = field(default_factory=dict)
@@ -220,6 +223,7 @@ def read_window(path: Path) -> Window:
         raise JournalDamaged(f"{gone}; recovery needs the run's history: a human decides", path=path, line=1)
     win = Window(path, res.dialect, header, res, fold.start_lsn if found is not None else None)
     win.checkpoint = fold.checkpoint
+    win.base = header.get("base") if header.get("type") == "plan" else fold.base
     win.decisions = fold.decisions
     win.spawns = list(fold.spawns.values())
     win.last_lsn = res.last_lsn
@@ -251,6 +255,7 @@ class _Fold:
         self.repairs: dict[int, dict[str, Any]] = {}
         self.answered: set[tuple[int, int | None]] = set()
         self.checkpoint: dict[str, Any] | None = None
+        self.base: object = None
         self.start_lsn: int | None = None
 
     def take(self, rec: Record, dialect: str) -> None:
@@ -284,6 +289,8 @@ class _Fold:
             )
         elif kind == "agent.end" and closes in self.spawns:
             self.spawns[closes].ended = True
+        elif kind == "plan" and self.base is None:
+            self.base = d.get("base")
         elif kind == "checkpoint":
             if self.checkpoint is None:
                 self.start_lsn = lsn

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from recovery_helpers import h
+import pytest
+from recovery_helpers import git, h, make_repo
 from walkback.agent.demo_service import DemoService
 from walkback.journal import read_records, scan
 from walkback.journal.recovery import analyze, recover
@@ -240,3 +241,72 @@ def test_an_unkeyed_external_effect_stays_in_doubt(tmp_path: Path, service: Demo
     (f,) = recover(j, apply=True).findings
     assert (f.finding, f.action) == ("in_doubt", "ask_human") and "no idempotency key" in f.detail
     assert service.calls() == []
+
+
+# -- the torn case: restore from the commit the journal names, then redo --------------------------
+def torn_rename(tmp_path: Path, *, base: bool, checkpoint: str | None) -> tuple[Path, Path, str]:
+    """The rename article's torn case in a real git repository: the plan says ``"base":"git:<sha>"``
+    (short sha, as the article writes it), file 1 was renamed and committed, file 2 was half
+    written when the process died. ``checkpoint``: a ``checkpoint`` record after file 1 whose
+    ``git`` is that commit (``"sha"`` bare, ``"git:sha"`` prefixed) or None for none."""
+    ws = tmp_path / "ws"
+    sha = make_repo(ws, {"src/a.ts": A_OLD, "src/b.ts": B_OLD})
+    short = sha[:7]
+    (ws / "src/a.ts").write_bytes(A_NEW)
+    (ws / "src/b.ts").write_bytes(B_NEW[:17])  # torn: neither pre nor post
+    plan: dict[str, Any] = {"lsn": 1, "type": "plan", "task": "rename getUserById -> fetchUser", "files": 2}
+    if base:
+        plan["base"] = f"git:{short}"
+    records = [
+        plan,
+        rename(2, "src/a.ts", A_OLD, A_NEW),
+        {"lsn": 2, "type": "commit", "verified": "hash==post"},
+    ]
+    if checkpoint is not None:
+        records.append({"lsn": 2, "type": "checkpoint", "git": checkpoint.replace("sha", short)})
+    records.append(rename(3, "src/b.ts", B_OLD, B_NEW))
+    j = tmp_path / "run" / "journal.jsonl"
+    j.parent.mkdir()
+    write_lines(j, records)
+    return j, ws, short
+
+
+@pytest.mark.parametrize(
+    ("base", "checkpoint", "source"),
+    [(True, None, "base"), (False, "sha", "checkpoint"), (False, "git:sha", "checkpoint")],
+    ids=["plan base", "checkpoint git", "checkpoint git: prefixed"],
+)
+def test_a_torn_file_is_restored_from_the_named_commit_and_redone(
+    tmp_path: Path, base: bool, checkpoint: str | None, source: str
+) -> None:
+    j, ws, short = torn_rename(tmp_path, base=base, checkpoint=checkpoint)
+    (f,) = analyze(j, workspace=ws).findings
+    assert (f.lsn, f.finding, f.action) == (3, "torn", "restore_redo"), f.detail
+    assert f"restore pre from {source} {short}" in f.detail
+    plan = recover(j, workspace=ws, apply=True)
+    assert (ws / "src/b.ts").read_bytes() == B_NEW and (ws / "src/a.ts").read_bytes() == A_NEW
+    assert f"restored from {source} {short}" in plan.brief and "committed (lsn 3)" in plan.brief
+    new = read_lines(j)[len(read_lines(j)) - 3 :]
+    assert [(r["lsn"], r["type"]) for r in new] == [(4, "recovery"), (3, "commit"), (5, "recovery.brief")]
+    assert new[0]["action"] == "restore_redo" and new[1]["post"] == h(B_NEW)
+    assert analyze(j, workspace=ws).findings == []
+
+
+def test_a_named_commit_that_does_not_hold_the_pre_image_is_not_trusted(tmp_path: Path) -> None:
+    """Our own case: the plan's base is a later commit, where the file is already something else;
+    nothing hashes to pre, so a human decides and the file is left as it is."""
+    j, ws, _ = torn_rename(tmp_path, base=False, checkpoint=None)
+    (ws / "src/b.ts").write_bytes(b"rewritten by someone\n")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "later")
+    later = git(ws, "rev-parse", "HEAD")
+    (ws / "src/b.ts").write_bytes(B_NEW[:17])
+    recs = read_lines(j)
+    recs[0]["base"] = f"git:{later}"
+    write_lines(j, recs)
+    plan = recover(j, workspace=ws, apply=True)
+    (f,) = plan.findings
+    assert (f.finding, f.action) == ("torn", "ask_human") and (ws / "src/b.ts").read_bytes() == B_NEW[:17]
+    recs[0]["base"] = "git:not-a-sha"  # a base that names no commit is no source either
+    write_lines(j, recs)
+    assert [x.action for x in analyze(j, workspace=ws).findings] == ["ask_human"]
