@@ -8,7 +8,6 @@ viewer never pay for them.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
 from walkback.journal.errors import ExportError
+from walkback.journal.fileops import atomic_file
 from walkback.timeline.session import Session
 
 
@@ -80,10 +80,9 @@ class ManyExporter(Protocol):
 @contextmanager
 def atomic_output(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
     """A file to write ``path``'s new content into: a crash or an exception leaves the old content
-    (or nothing), never a half-written file.
-
-    The temporary file is created beside ``path`` with an unpredictable name (``O_EXCL``, never
-    through a symlink), fsynced, renamed over ``path``, and the directory fsynced.
+    (or nothing), never a half-written file (:func:`~walkback.journal.fileops.atomic_file`: a temp
+    file beside ``path``, fsynced and renamed; the temp files a killed export left are removed
+    first). An error names ``path``.
     """
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
@@ -91,27 +90,37 @@ def atomic_output(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
         raise ExportError("the output's folder does not exist", path=parent)
     if path.is_dir():
         raise ExportError("the output is a directory", path=path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wb-tmp", dir=parent)
+    with atomic_file(path, sweep=True) as fd, os.fdopen(fd, mode, closefd=False) as f:
+        yield f
+
+
+def refuse_own_input(out: Path, inputs: Iterable[Path]) -> None:
+    """Refuse an output that would overwrite what the export reads (exit 1, nothing written).
+
+    ``out`` is refused when it is one of ``inputs`` (by resolved path, or the same file through a
+    hard or symbolic link), lies inside an input folder (a run directory, a folder of sessions), or
+    is a folder that holds an input (a Parquet dataset written over its sources).
+
+    Raises:
+        ExportError: naming the output and the input it would overwrite.
+    """
+    target = Path(out).resolve()
     try:
-        with os.fdopen(fd, mode) as f:
-            yield f
-            f.flush()
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(f.fileno(), 0o666 & ~umask)  # mkstemp makes 0600; an export is an ordinary file
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    dfd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+        st = os.stat(target)
+    except OSError:
+        st = None
+    from walkback.importers import split_part
+
+    sources = [split_part(Path(given))[0].resolve() for given in inputs]
+    for source in sources:
+        same = st is not None and source.exists() and os.path.samestat(st, os.stat(source))
+        if same or target == source:
+            raise ExportError(f"the output is the input {source}: refused (it would overwrite it)", path=out)
+    for source in sources:
+        if source.is_dir() and source in target.parents:
+            raise ExportError(f"the output is inside the input folder {source}: refused", path=out)
+        if target in source.parents:
+            raise ExportError(f"the output folder holds the input {source}: refused", path=out)
 
 
 def export_time() -> datetime:

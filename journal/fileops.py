@@ -8,8 +8,12 @@ model). Keeping the surface this small is what makes that substitution honest.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import OutsideWorkspace
@@ -138,33 +142,96 @@ def confined(root: Path, path: Path) -> Path:
     return parent / path.name
 
 
-def atomic_write(
-    path: Path, data: bytes, *, ops: FileOps = OS, root: Path | None = None, durable: bool = True
-) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves either the old or the new content.
+@contextmanager
+def atomic_file(
+    path: Path,
+    *,
+    ops: FileOps = OS,
+    root: Path | None = None,
+    durable: bool = True,
+    sweep: bool = False,
+) -> Iterator[int]:
+    """A descriptor to write ``path``'s new content into, so that a crash leaves either the old
+    content or the new one (or, when there was none, no file), never a part of it.
 
-    Temp file (:func:`temp_path`, created exclusively) in the same directory, write, fsync, rename
-    over the target, fsync the directory. The temp file is removed if anything before the rename
-    fails. With ``root``, the target must stay inside it (:func:`confined`). With ``durable``
-    False nothing is fsynced: a kill leaves old or new, a power loss may leave anything.
+    Temp file (:func:`temp_path`, created exclusively, held locked while it is written) in the same
+    directory, the caller writes, fsync, rename over the target, fsync the directory. The temp file
+    is removed if anything before the rename fails, and an ``OSError`` names ``path``, not the
+    hidden temp file.
+
+    Args:
+        root: the target must stay inside it (:func:`confined`).
+        durable: False fsyncs nothing: a kill leaves old or new, a power loss may leave anything.
+        sweep: first remove the temp files a killed earlier write of ``path`` left
+            (:func:`sweep_temps`).
     """
     if root is not None:
         path = confined(root, path)
+    if sweep:
+        sweep_temps(path, ops=ops)
     tmp = temp_path(path)
     try:
-        fd = ops.open_new(tmp)
+        fd = _locked_new(tmp, ops)
         try:
-            ops.write(fd, data)
+            yield fd
             if durable:
                 ops.fsync(fd)
         finally:
             ops.close(fd)
         ops.replace(tmp, path)
     except BaseException as e:
-        if tmp.exists():
-            tmp.unlink()
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
         if isinstance(e, OSError):
-            raise naming(e, path) from None
+            if e.filename in (None, str(tmp)):
+                e.filename = str(path)
+            raise e from None
         raise
     if durable:
         ops.fsync_dir(path.parent)
+
+
+def atomic_write(
+    path: Path, data: bytes, *, ops: FileOps = OS, root: Path | None = None, durable: bool = True
+) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves either the old or the new content
+    (:func:`atomic_file`)."""
+    with atomic_file(path, ops=ops, root=root, durable=durable) as fd:
+        ops.write(fd, data)
+
+
+def _locked_new(tmp: Path, ops: FileOps) -> int:
+    """Create ``tmp`` and hold an exclusive lock on it: :func:`sweep_temps` leaves a temp file alone
+    while its writer lives (the kernel drops the lock when the writer dies)."""
+    fd = ops.open_new(tmp)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a sweeper holds it only for the moment it takes to unlink
+        if os.lstat(tmp).st_ino != os.fstat(fd).st_ino:  # swept between the open and the lock
+            raise FileNotFoundError(errno.ENOENT, "the temp file was removed while it was made", str(tmp))
+    except BaseException:
+        ops.close(fd)
+        raise
+    return fd
+
+
+def sweep_temps(path: Path, *, ops: FileOps = OS) -> list[Path]:
+    """Remove the temp files of ``path`` (:func:`stale_temps`) that no live writer holds: those a
+    killed write left. Returns what was removed."""
+    removed = []
+    for tmp in stale_temps(path):
+        try:
+            fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.lstat(tmp).st_ino == os.fstat(fd).st_ino:
+                ops.unlink(tmp)
+                removed.append(tmp)
+        except OSError:
+            continue  # held: a write in progress (another process's)
+        finally:
+            os.close(fd)
+    if removed:
+        ops.fsync_dir(path.parent)
+    return removed

@@ -82,11 +82,14 @@ class JournalWriter:
         agent: str = "main",
         ops: FileOps = OS,
         group_interval: float = 0.2,
+        fd: int | None = None,
         **header: Any,
     ) -> JournalWriter:
         """Create ``run_dir/journal.jsonl`` with its ``run.start`` header (lsn 0), durably.
 
-        ``run_dir`` may also name the journal file itself (a path ending in ``.jsonl``).
+        ``run_dir`` may also name the journal file itself (a path ending in ``.jsonl``). With
+        ``fd``, the records go to that descriptor (the writer closes it) rather than to a file the
+        writer opens: a temp file its caller renames into place once complete (``walkback import``).
 
         Extra keyword arguments become header fields (``base_ref``, ``parent``, ``source`` ...).
         """
@@ -96,8 +99,9 @@ class JournalWriter:
         ops.mkdir(run_dir)
         if path.exists() and path.stat().st_size:
             raise JournalError("journal already exists; open it to append", path=path)
-        fd = ops.open_append(path)
-        ops.fsync_dir(run_dir)
+        if fd is None:
+            fd = ops.open_append(path)
+            ops.fsync_dir(run_dir)
         w = cls(
             path,
             fd,

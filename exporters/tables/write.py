@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from walkback.journal.errors import ExportError
+from walkback.journal.fileops import sweep_temps
 from walkback.timeline.session import Session
 
 from ..base import atomic_output, need
@@ -50,8 +51,8 @@ def write_dataset(sessions: Iterable[Session], out: Path) -> Path:
     """Sessions as one Parquet dataset under ``out``, partitioned by :data:`PARTITIONS`.
 
     Each session writes ``<session id>.parquet`` in each partition it has rows in (atomically),
-    so exporting a session again replaces its files (and removes those it no longer needs)
-    rather than adding rows twice.
+    so exporting a session again replaces its files (and removes those it no longer needs, and
+    the temp files a killed export of it left) rather than adding rows twice.
     """
     pq = need("pyarrow.parquet", "parquet", "parquet")
     if out.exists() and not out.is_dir():
@@ -73,6 +74,8 @@ def write_dataset(sessions: Iterable[Session], out: Path) -> Path:
         for stale in out.glob(f"*/*/{name}"):
             if stale not in written:
                 stale.unlink()
+        for folder in out.glob("*/*/"):  # a killed export's temp files, in partitions not written now
+            sweep_temps(folder / name)
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from walkback.journal import failpoints
 from walkback.journal.errors import RecoveryError
-from walkback.journal.fileops import OS, FileOps
+from walkback.journal.fileops import OS, FileOps, sweep_temps
 from walkback.journal.record import sha256_file
 
 from . import _effects
@@ -135,7 +135,7 @@ class Actor:
         """Verify the post hash (and the intent's check), then commit; a failed check fails it."""
         assert step.path is not None and self.workspace is not None
         p = step.pending
-        _effects.drop_stale_temp(step.path, ops=self.ops)
+        sweep_temps(step.path, ops=self.ops)  # what a crash mid-write left beside it
         h = sha256_file(step.path)
         if h != p.post:
             raise RecoveryError(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from walkback.journal import effects
-from walkback.journal.fileops import OS, FileOps, atomic_write, confined, stale_temps
+from walkback.journal.fileops import OS, FileOps, atomic_write, confined
 
 from ._images import Image, resolve_target
 
@@ -32,15 +32,6 @@ def put_image(path: Path, img: Image, *, root: Path, ops: FileOps = OS) -> None:
         return
     ops.mkdir(path.parent)
     atomic_write(path, img.data, ops=ops, root=root)
-
-
-def drop_stale_temp(path: Path, *, ops: FileOps = OS) -> None:
-    """Remove the temp files a crash mid-write may have left beside ``path``."""
-    stale = stale_temps(path)
-    for tmp in stale:
-        ops.unlink(tmp)
-    if stale:
-        ops.fsync_dir(path.parent)
 
 
 def run_command(workspace: Path, args: dict[str, Any]) -> tuple[int, str]:

@@ -6,7 +6,6 @@ filler file so that the run dies at different points (header, blobs or journal, 
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 import subprocess
@@ -15,39 +14,15 @@ from pathlib import Path
 
 import pytest
 from agenthelp import agent_run, scratch, walkback
+from fullfs import Disk, mounted
 
 WRITE_FAILED = 4
 
 
-class Disk:
-    """A mounted tmpfs that can be filled to leave only ``free`` bytes."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def fill(self, free: int) -> None:
-        st = os.statvfs(self.root)
-        room = st.f_bavail * st.f_frsize - free
-        with open(self.root / "filler", "wb") as f:
-            while room > 0:
-                try:
-                    room -= f.write(b"\0" * min(room, 1 << 16))
-                except OSError as e:
-                    assert e.errno == errno.ENOSPC
-                    break
-
-
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Disk]:
-    root = tmp_path / "disk"
-    root.mkdir()
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(root)], capture_output=True)
-    if p.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {p.stderr.decode().strip()}")
-    try:
-        yield Disk(root)
-    finally:
-        subprocess.run(["umount", "-l", str(root)], check=False)
+    with mounted(tmp_path / "disk") as d:
+        yield d
 
 
 def one_error_line(p: subprocess.CompletedProcess[str], under: Path) -> str:
