@@ -9,7 +9,10 @@ Locations (each root honours the agent's documented override):
   ``.gemini/tmp/<project>/chats/session-*.jsonl`` (or the legacy ``.json``);
 * Copilot CLI: ``$COPILOT_HOME`` or ``~/.copilot``, then ``session-state/<id>/events.jsonl`` (and the
   legacy ``history-session-state/*.json``);
-* walkback: ``$WALKBACK_HOME`` or ``~/.walkback``, then ``runs/<run>/journal.jsonl``.
+* walkback: ``$WALKBACK_HOME`` or ``~/.walkback``, then ``runs/<run>/journal.jsonl``; the hook
+  journals of hooked agent sessions are ``hooks/<agent>/<session>/journal.jsonl`` there, each listed
+  with the agent's own transcript (one row per session, its ``journal`` set), or alone when the
+  transcript is not where the agent keeps it.
 
 A summary reads a file's head (workspace, task, start) and tail (last time, how it ended) and counts
 its lines; it never parses the whole of a large file. The exact event count and the status the
@@ -34,6 +37,7 @@ from walkback.timeline.session import parse_time
 
 from .codex._read import head as rollout_head
 from .fields import mapping, string
+from .hooked import AGENTS, HOOKS, safe_id
 from .records import BOM, written_lately
 
 HEAD_BYTES = 1 << 18
@@ -66,6 +70,8 @@ class SessionInfo:
     """Events walkback shows for it: known only after a full read (:func:`counted`)."""
     status: str = "unknown"
     """``running``, ``completed``, ``cancelled``, ``crashed``, ``unknown`` (or ``unreadable``)."""
+    journal: Path | None = None
+    """The hook journal walkback wrote while the session ran (a hooked session), else None."""
 
     @property
     def duration(self) -> float | None:
@@ -83,6 +89,7 @@ class SessionInfo:
             "records": self.records,
             "events": self.events,
             "status": self.status,
+            "journal": str(self.journal) if self.journal is not None else None,
         }
 
 
@@ -150,8 +157,67 @@ PLACES: dict[str, Callable[[Path], list[Path]]] = {
 
 def find_sessions(env: Mapping[str, str] | None = None, home: Path | None = None) -> list[SessionInfo]:
     """Every session found, summarised from its head and tail, newest first."""
-    out = [summarize(agent, p) for agent, root in roots(env, home).items() for p in PLACES[agent](root)]
+    where = roots(env, home)
+    out = [summarize(agent, p) for agent, root in where.items() for p in PLACES[agent](root)]
+    out = with_hook_journals(out, where["walkback"] / HOOKS)
     return sorted(out, key=lambda s: -(s.start if s.start is not None else s.end or 0.0))
+
+
+@dataclass(frozen=True)
+class _HookJournal:
+    agent: str
+    session: str
+    """The session's folder name (its sanitised id)."""
+    journal: Path
+    transcript: Path | None
+    """The transcript the hook named, if it did."""
+
+
+def _hook_journals(root: Path) -> list[_HookJournal]:
+    """The hook journals under ``root`` (``<agent>/<session>/journal.jsonl``), from their headers."""
+    found = []
+    for agent in AGENTS:
+        for journal in _files(root / agent, f"*/{JOURNAL_NAME}"):
+            head = next(_records(journal, 0, HEAD_BYTES), {})
+            named = string(mapping(head.get("hooked")).get("transcript"))
+            found.append(_HookJournal(agent, journal.parent.name, journal, Path(named) if named else None))
+    return found
+
+
+def _ids(info: SessionInfo) -> set[str]:
+    """Names a transcript's session id may have in its path: Claude's file stem, Copilot's folder,
+    the UUID a Codex rollout's name ends with."""
+    p = info.path
+    return {safe_id(n) for n in (p.stem, p.parent.name, p.stem[-36:]) if n}
+
+
+def with_hook_journals(found: list[SessionInfo], root: Path) -> list[SessionInfo]:
+    """``found`` with each hook journal joined to its transcript's row (by the path the hook named,
+    else by the session id in the transcript's path); a journal whose transcript is not listed gets
+    a row of its own: the transcript it names when that exists, else the journal alone."""
+    hooks = _hook_journals(root)
+    if not hooks:
+        return found
+    by_path = {h.transcript.resolve(): h for h in hooks if h.transcript is not None}
+    by_id = {(h.agent, h.session): h for h in hooks}
+    used: set[Path] = set()
+    out = []
+    for info in found:
+        hook = by_path.get(info.path.resolve()) if info.agent in AGENTS else None
+        hook = hook or next((by_id[(info.agent, i)] for i in _ids(info) if (info.agent, i) in by_id), None)
+        if hook is not None and hook.journal not in used:
+            used.add(hook.journal)
+            info = replace(info, journal=hook.journal)
+        out.append(info)
+    for hook in hooks:
+        if hook.journal in used:
+            continue
+        if hook.transcript is not None and hook.transcript.is_file():
+            out.append(replace(summarize(hook.agent, hook.transcript), journal=hook.journal))
+        else:
+            own = summarize("walkback", hook.journal.parent)
+            out.append(replace(own, agent=hook.agent, journal=hook.journal))
+    return out
 
 
 def counted(info: SessionInfo) -> SessionInfo:
@@ -401,4 +467,4 @@ def _gemini_project(file: Path) -> str:
         return folder.name
 
 
-__all__ = ["SessionInfo", "counted", "find_sessions", "roots", "summarize"]
+__all__ = ["SessionInfo", "counted", "find_sessions", "roots", "summarize", "with_hook_journals"]

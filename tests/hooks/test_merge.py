@@ -25,7 +25,9 @@ HELLO = CORPUS / "claude-code" / "claude-reliability" / "hello-world-script.json
 HELLO_SESSION = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 HELLO_WRITE, HELLO_BASH = "toolu_01R3SZZYuAq6mou5RqHE4rzF", "toolu_01GNvoSEyj9jAsgFtJBduDPp"
 SCRIPT = b'#!/bin/bash\necho "Hello world"\n'
-CODEX = CORPUS / "codex" / "localpush" / "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
+CODEX = (
+    CORPUS / "codex" / "localpush" / "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
+)
 CODEX_SESSION, CODEX_CALL = "019c8a4c-ed82-79a1-aa28-7738fc5ab61a", "call_zC8Bb98Ju4Ft4evnpeMpIu85"
 
 
@@ -37,9 +39,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _call(session, call_id: str) -> int:  # type: ignore[no-untyped-def]
-    return next(
-        i for i in session.indices_where(kind="tool_call") if session.detail(i).call_id == call_id
-    )
+    return next(i for i in session.indices_where(kind="tool_call") if session.detail(i).call_id == call_id)
 
 
 def _hello(tmp_path: Path, home: Path) -> tuple[Path, HookJournal]:
@@ -49,7 +49,9 @@ def _hello(tmp_path: Path, home: Path) -> tuple[Path, HookJournal]:
     ws = tmp_path / "ws"
     make_repo(ws, {"README.md": b"# hi\n"})
     hj = HookJournal.create(home, HELLO_SESSION, ws, transcript=transcript)
-    lsn = hj.file_intent(HELLO_WRITE, "Write", {"file_path": "hello.sh", "content": SCRIPT.decode()}, "hello.sh", SCRIPT)
+    lsn = hj.file_intent(
+        HELLO_WRITE, "Write", {"file_path": "hello.sh", "content": SCRIPT.decode()}, "hello.sh", SCRIPT
+    )
     (ws / "hello.sh").write_bytes(SCRIPT)
     hj.commit(lsn, HELLO_WRITE, h(SCRIPT), "hello.sh")
     bash = hj.shell_intent(HELLO_BASH, "chmod +x hello.sh && ./hello.sh")
@@ -67,7 +69,7 @@ def test_the_journal_is_found_by_agent_and_session_id(tmp_path: Path, home: Path
     assert safe_id("a/b:c") == "a_b_c"
 
 
-def test_the_conversation_is_the_transcripts_and_the_hashes_are_the_journals(tmp_path: Path, home: Path) -> None:
+def test_the_conversation_is_the_transcripts_the_hashes_the_journals(tmp_path: Path, home: Path) -> None:
     transcript, _ = _hello(tmp_path, home)
     plain_kinds = load(HELLO).kinds()
     s = load(transcript)
@@ -83,7 +85,9 @@ def test_the_conversation_is_the_transcripts_and_the_hashes_are_the_journals(tmp
     result = s.detail(res)
     assert isinstance(result, ToolResult) and result.verification == "hook journal: post hash verified"
     bash = s.detail(s.completion_of(_call(s, HELLO_BASH)) or -1)
-    assert isinstance(bash, ToolResult) and bash.output == "Hello world" and "hook journal" in bash.verification
+    assert (
+        isinstance(bash, ToolResult) and bash.output == "Hello world" and "hook journal" in bash.verification
+    )
 
 
 def test_a_mismatch_is_recorded_and_shown(tmp_path: Path, home: Path) -> None:

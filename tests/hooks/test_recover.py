@@ -31,7 +31,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def walkback(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "walkback", *map(str, args)], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "walkback", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 
@@ -80,7 +84,7 @@ def test_findings_name_call_ids_and_nothing_changes_without_apply(tmp_path: Path
     assert "LSN  CALL" in table.stdout and "toolu_b" in table.stdout
 
 
-def test_apply_commits_redoes_and_restores_the_torn_file_from_its_pre_image(tmp_path: Path, home: Path) -> None:
+def test_apply_commits_redoes_and_restores_a_torn_file_from_its_pre_image(tmp_path: Path, home: Path) -> None:
     t, hj = _crashed(tmp_path, home)
     r = walkback("recover", t.path, "--workspace", hj.ws, "--apply", "--json")
     assert r.returncode == 0, r.stderr

@@ -187,6 +187,7 @@ def test_the_sessions_command_lists_them(
         "records",
         "events",
         "status",
+        "journal",
     }
     assert data[1]["start"] == "2026-05-11T08:26:55.042Z" and data[1]["events"] is None
     text = runner.invoke(cli, ["sessions"])

@@ -21,7 +21,8 @@ def sessions(as_json: bool, count: bool) -> None:
     """List Claude Code, Codex, Gemini CLI, Copilot CLI sessions and walkback runs, newest first.
 
     Each is read from its head and tail (cheap): agent, workspace, task, start, duration,
-    records, status. ``--count`` reads each whole for the exact number of events.
+    records, status. ``--count`` reads each whole for the exact number of events. A hooked session
+    (docs/hooks.md) is one row, its transcript's, naming its hook journal.
 
     Looked for in $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex, $GEMINI_CLI_HOME/.gemini
     or ~/.gemini, $COPILOT_HOME or ~/.copilot, and $WALKBACK_HOME or ~/.walkback.
@@ -46,7 +47,8 @@ def sessions(as_json: bool, count: bool) -> None:
         took = _duration(s.duration)
         row = f"{start:<17} {s.agent:<12} {s.status:<10} {took:>9} {n!s:>8}"
         click.echo(safe(f"{row}  {s.workspace}  {task}"))
-        click.echo(safe(f"{'':<17} {s.path}"))
+        hooked = f"  (hooked: {s.journal})" if s.journal is not None else ""
+        click.echo(safe(f"{'':<17} {s.path}{hooked}"))
 
 
 def _duration(seconds: float | None) -> str:
