@@ -31,13 +31,13 @@ from typing import Any
 
 import orjson
 from walkback.journal.errors import WalkbackError
+from walkback.journal.hookpaths import AGENTS, HOOKS, safe_id
 from walkback.journal.paths import JOURNAL_NAME
 from walkback.journal.runlock import lock_is_held
 from walkback.timeline.session import parse_time
 
 from .codex._read import head as rollout_head
 from .fields import mapping, string
-from .hooked import AGENTS, HOOKS, safe_id
 from .records import BOM, written_lately
 
 HEAD_BYTES = 1 << 18

@@ -9,20 +9,15 @@ sha256) stored as a blob. A checkpoint commits such a tree with HEAD as parent u
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from walkback.journal.blobs import BlobStore
+from walkback.journal.manifest import manifest
 
 from ..gitutil import git, head, write_tree
-
-MANIFEST_MAX = 20_000
-"""Files a manifest lists at most (a workspace outside git that is a whole home folder stops here)."""
-SKIP = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 
 
 def repo_of(cwd: str) -> tuple[Path, Path] | None:
@@ -64,24 +59,3 @@ def checkpoint(cwd: str, scratch: Path, *, ref: str, message: str) -> dict[str, 
 
 def _tree(top: Path, gitdir: Path, scratch: Path) -> str:
     return write_tree(top, scratch / f"snapshot.{os.getpid()}.index", seed=gitdir / "index")
-
-
-def manifest(root: Path) -> bytes:
-    """JSON of every file under ``root`` -> its ``sha256:<hex>`` (symbolic links: their target text)."""
-    files: dict[str, str] = {}
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP)
-        for name in sorted(names):
-            path = os.path.join(folder, name)
-            rel = os.path.relpath(path, root)
-            try:
-                if os.path.islink(path):
-                    files[rel] = "link:" + os.readlink(path)
-                    continue
-                with open(path, "rb") as f:
-                    files[rel] = "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
-            except OSError:
-                files[rel] = "unreadable"
-            if len(files) >= MANIFEST_MAX:
-                return json.dumps({"files": files, "truncated": True}, sort_keys=True).encode()
-    return json.dumps({"files": files}, sort_keys=True).encode()

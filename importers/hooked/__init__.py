@@ -5,18 +5,13 @@ hooked format gets it the same way: the journal is found by (agent, the format's
 ``$WALKBACK_HOME/hooks`` (:func:`journal_for`) and joined to the transcript by call id.
 """
 
-from ._locate import AGENTS, HOOKS, hooks_root, journal_for, safe_id, session_dir, session_id
+from ._locate import journal_for, session_id
 from ._merge import Call, Hooked, merge
 
 __all__ = [
-    "AGENTS",
-    "HOOKS",
     "Call",
     "Hooked",
-    "hooks_root",
     "journal_for",
     "merge",
-    "safe_id",
-    "session_dir",
     "session_id",
 ]

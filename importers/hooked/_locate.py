@@ -8,41 +8,14 @@ alone: its format is the agent, its session id is what the importer read (the ``
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
 
+from walkback.journal.hookpaths import AGENTS, session_dir
 from walkback.journal.paths import JOURNAL_NAME
 from walkback.timeline.session import Session
 
-AGENTS = ("claude-code", "codex", "gemini-cli", "copilot-cli")
-"""The formats whose sessions can be hooked (their importer's name is the folder under ``hooks/``)."""
-HOOKS = "hooks"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 ID_KEYS = ("sessionId", "session_id", "id")
 """Header fields in which the importers keep the agent's session id."""
-
-
-def hooks_root(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
-    """``$WALKBACK_HOME/hooks`` (default ``~/.walkback/hooks``)."""
-    env = os.environ if env is None else env
-    given = env.get("WALKBACK_HOME", "").strip()
-    base = Path(given).expanduser() if given else (Path.home() if home is None else home) / ".walkback"
-    return base / HOOKS
-
-
-def safe_id(session_id: str) -> str:
-    """The session id as a folder name: every character outside ``[A-Za-z0-9._-]`` becomes ``_``."""
-    return _UNSAFE.sub("_", session_id)
-
-
-def session_dir(agent: str, session_id: str, root: Path | None = None) -> Path | None:
-    """The hook journal's folder for one session (None for an id that cannot name one)."""
-    name = safe_id(session_id)
-    if agent not in AGENTS or name in ("", ".", ".."):
-        return None
-    return (hooks_root() if root is None else root) / agent / name
 
 
 def session_id(session: Session) -> str:

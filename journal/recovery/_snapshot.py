@@ -4,8 +4,8 @@ A command that may or may not have run stays in doubt, but the files it could ha
 fact: the snapshot taken before it (docs/hooks.md) against the working tree now. A git snapshot is a
 tree object; the working tree is written as a tree through a temporary index (``GIT_INDEX_FILE``),
 so the user's index, branch and stash are never touched, and the two trees are compared. A manifest
-snapshot is a blob (in the journal's store) mapping each path to its ``sha256:`` hash, compared with
-the files as they are now.
+snapshot is a blob (in the journal's store) of :func:`journal.manifest.manifest`, compared with
+the manifest of the files as they are now.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from typing import Any
 import orjson
 from walkback.journal.blobs import BlobStore
 from walkback.journal.errors import BlobError
-from walkback.journal.record import sha256_file
+from walkback.journal.manifest import MANIFEST_MAX, manifest
 
 GIT_TIMEOUT = 60
-MANIFEST_FILES = 100_000
-"""A manifest workspace with more files than this is not walked (the finding says it cannot tell)."""
 
 
 def changed_since(snapshot: Mapping[str, Any], workspace: Path, blobs: BlobStore) -> list[str] | str:
@@ -65,19 +63,17 @@ def _git_changes(tree: str, repo: Path) -> list[str] | str:
 
 def _manifest_changes(name: str, workspace: Path, blobs: BlobStore) -> list[str] | str:
     try:
-        listed = orjson.loads(blobs.get(name))
+        then = orjson.loads(blobs.get(name))
     except (BlobError, OSError, orjson.JSONDecodeError, ValueError):
         return f"the snapshot manifest {name[:19]}… cannot be read"
+    listed = then.get("files") if isinstance(then, dict) else None
     if not isinstance(listed, dict):
         return "the snapshot manifest is not a mapping of paths to hashes"
-    now: dict[str, str] = {}
-    files = (q for q in workspace.rglob("*") if ".git" not in q.relative_to(workspace).parts)
-    for count, p in enumerate(files):
-        if count > MANIFEST_FILES:
-            return f"the workspace has more than {MANIFEST_FILES} files: not compared"
-        if p.is_file() and not p.is_symlink():
-            now[p.relative_to(workspace).as_posix()] = sha256_file(p)
-    return sorted(k for k in set(listed) | set(now) if listed.get(k) != now.get(k))
+    now = orjson.loads(manifest(workspace))
+    if then.get("truncated") or now.get("truncated"):
+        return f"the workspace has more than {MANIFEST_MAX} files: not compared"
+    files = now["files"]
+    return sorted(k for k in set(listed) | set(files) if listed.get(k) != files.get(k))
 
 
 def describe(changed: list[str] | str, shown: int = 20) -> str:

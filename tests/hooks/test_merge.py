@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 from hookjournal_helpers import HookJournal, Transcript, git, h, make_repo
 from walkback.importers import load
-from walkback.importers.hooked import journal_for, safe_id
+from walkback.importers.hooked import journal_for
+from walkback.journal.hookpaths import safe_id
 from walkback.timeline.details import Checkpoint, ToolCall, ToolResult
 from walkback.timeline.views import file_change
 

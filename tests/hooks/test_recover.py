@@ -12,11 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import orjson
 import pytest
 from hookjournal_helpers import HookJournal, Transcript, git, h, make_repo
 from walkback.importers import load
 from walkback.journal import read_records
+from walkback.journal.manifest import manifest
 
 HEAD_C = b"c as committed\n"
 PRE_C, POST_C = b"c edited since, never committed\n", b"c edited again\n"
@@ -171,7 +171,7 @@ def test_a_manifest_snapshot_outside_git(tmp_path: Path, home: Path) -> None:
     (ws / "y.txt").write_bytes(b"y\n")
     t = Transcript(tmp_path / "s.jsonl", ws)
     hj = HookJournal.create(home, t.session, ws, transcript=t.path)
-    listing = orjson.dumps({"x.txt": h(b"x\n"), "y.txt": h(b"y\n")})
+    listing = manifest(ws)  # what the hook command stores before the command
     hj.w.blobs.put(listing)  # the listing goes to the blob store before the intent names it
     t.tool_use("toolu_sh", "Bash", {"command": "make"})
     hj.w.append("intent", tool="Bash", call="toolu_sh", args={"command": "make"}, target="make",
