@@ -55,14 +55,19 @@ class BundleExporter:
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
-        return self._write(lambda rules: Sources.of(session, rules), out, None, None, options)
+        """Bundle ``session``; one opened from a bundle is bundled again from its carried files."""
+        v = session.verification
+        entry, part = v.reread() if v is not None else (None, None)
+        return self._write(lambda rules: Sources.of(session, rules), out, entry, part, options)
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
         """Bundle the session at ``path``: the address given (a run directory, ``file#part``) is what
-        ``verify`` imports again."""
-        from walkback.importers import load
+        ``verify`` imports again; a bundle is bundled again from its carried files."""
+        from walkback.importers import detect, load
         from walkback.importers.registry import split_part
 
+        if detect(path).name == "bundle":  # its session holds the extracted files: kept while bundling
+            return self.export(load(path), out, **options)
         file, part = split_part(path)
         return self._write(lambda rules: Sources.of(load(path), rules), out, file, part, options)
 

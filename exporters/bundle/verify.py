@@ -80,6 +80,45 @@ class Verification:
         """The first failed check that says where damage starts (the viewer's badge)."""
         return next((c for c in self.checks if not c.ok and c.at), None)
 
+    @property
+    def unsigned(self) -> bool:
+        """No signature at all (as opposed to one that does not verify)."""
+        return any(
+            c.name == "signature" and not c.ok and c.reason.startswith("unsigned") for c in self.checks
+        )
+
+    @property
+    def verdict(self) -> str:
+        """The result in one phrase, what every command that reads a bundle says of it:
+        ``valid, signed by …``, or ``DOES NOT VERIFY`` and why (unsigned, an untrusted key, or
+        the first failed check)."""
+        if self.ok:
+            return f"valid, signed by {self.signer}"
+        failed = [c for c in self.checks if not c.ok]
+        other = next((c for c in failed if c.name not in ("signature", "trust")), None)
+        trust = next((c for c in failed if c.name == "trust"), None)
+        sig_ok = any(c.name == "signature" and c.ok for c in self.checks)
+        if self.unsigned:
+            why = "unsigned" + (
+                f", and {other.name}: {other.reason}" if other else " (every other check passed)"
+            )
+        elif sig_ok and trust is not None:
+            why = f"signed by a key that is not trusted ({self.keyid})" + (
+                f", and {other.name}: {other.reason}" if other else ""
+            )
+        else:
+            first = failed[0] if failed else None
+            why = f"{first.name}: {first.reason}" if first else "no checks"
+        return f"DOES NOT VERIFY: {why}"
+
+    def reread(self) -> tuple[Path, str | None]:
+        """Where the carried session is read from again (``entry``, ``part``), while the sources
+        are extracted: what re-exporting a bundle bundles."""
+        assert self.folder is not None, "the sources were not kept (verify(..., keep=True))"
+        entry = self.predicate.get("entry", ".")
+        part = self.predicate.get("part")
+        return self.folder / "root" / str(entry), part if isinstance(part, str) and part else None
+
     def redacted(self, source: str, line: int) -> dict[str, Any] | None:
         """The redaction of ``source:line``, if that line is carried redacted."""
         return next((r for r in self.redactions if r["source"] == source and r["line"] == line), None)
@@ -89,6 +128,7 @@ class Verification:
         return {
             "bundle": self.origin,
             "ok": self.ok,
+            "verdict": self.verdict,
             "signer": self.signer,
             "keyid": self.keyid,
             "checks": [c.as_json() for c in self.checks],

@@ -50,10 +50,14 @@ class PdfExporter:
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
+        """The report of ``session``; of one opened from a bundle, from its carried files (which
+        stay while ``session`` does)."""
         files = session.files()
         if not files:
             raise ExportError("the session was not read from files; nothing to report on")
-        return self.export_source(files[0], out, **options)
+        v = session.verification
+        entry, part = v.reread() if v is not None else (files[0], None)
+        return self.export_source(Path(f"{entry}#{part}") if part else entry, out, **options)
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
         """Bundle the session at ``path``, verify the bundle, and render the report from it."""

@@ -16,7 +16,7 @@ from walkback.cli import cli
 
 SHOW_KEYS = {
     *("format", "task", "runs", "events", "kinds", "agents", "status", "recovered", "integrity", "pending"),
-    *("last_committed_lsn", "files", "approvals", "journal", "hooked"),
+    *("last_committed_lsn", "files", "approvals", "journal", "hooked", "verification"),
 }
 CHECK_KEYS = {"ok", "dialect", "records", "last_lsn", "chain", "torn_tail", "corrupt", "torn_lines"}
 

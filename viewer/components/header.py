@@ -42,15 +42,23 @@ def integrity_notes(session: Session) -> list[str]:
 
 
 def signed(v: Any) -> dict[str, str] | None:
-    """Who signed a bundle and whether every check passed (the hover: each check)."""
+    """Who signed a bundle (or that nobody did) and whether every check passed (the hover: each check)."""
     if v is None:
         return None
     keyid = str(getattr(v, "keyid", "") or "")
-    signer = getattr(v, "signer", None) or (f"key {keyid[:16]}" if keyid else "an unknown key")
     ok = bool(getattr(v, "ok", False))
     checks = [f"{'✓' if c.ok else '✗'} {c.name}: {c.reason}" for c in getattr(v, "checks", [])]
+    if getattr(v, "unsigned", False):
+        intact = all(c.ok for c in getattr(v, "checks", []) if c.name not in ("signature", "trust"))
+        label = "unsigned · " + ("intact, but nobody vouches for it" if intact else "verification failed")
+    elif getattr(v, "signer", None):
+        label = f"signed by {v.signer} · " + ("verified" if ok else "verification failed")
+    elif keyid:
+        label = f"signed by an untrusted key {keyid[:16]} · verification failed"
+    else:
+        label = "the signature does not verify · verification failed"
     return {
-        "label": f"signed by {signer} · verified" if ok else f"signed by {signer} · verification failed",
+        "label": label,
         "color": "positive" if ok else "negative",
         "checks": "\n".join(checks) or "no checks",
     }

@@ -56,6 +56,14 @@ def handle_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def say_verification(path: object, session: Any) -> None:
+    """Of a session read from a bundle, its verification result on stderr: every command that
+    reads a bundle says whether it verifies (``valid, signed by …`` or ``DOES NOT VERIFY: …``)."""
+    v = getattr(session, "verification", None)
+    if v is not None:
+        click.echo(safe(f"{path}: bundle {v.verdict}"), err=True)
+
+
 def emit_json(data: Any) -> None:
     """Stable machine output: sorted keys, indented, one trailing newline."""
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from .common import handle_errors, progress_printer, safe
+from .common import handle_errors, progress_printer, safe, say_verification
 
 MANY_HELP = " A folder of sessions as PATH: several sessions in one output."
 
@@ -84,13 +84,14 @@ def command_for(exp: Any) -> click.Command:
                 detect(path)  # says why this folder holds none
             refuse_own_input(out, [path, *many])
             written = exp.export_many(redacted_each(many, rules), out, **kwargs)
-        elif isinstance(exp, SourceExporter):
+        elif isinstance(exp, SourceExporter) and detect(path).name != "bundle":  # a bundle: its session
             if out is None:  # only an exporter with needs_output = False may leave -o out
                 raise click.UsageError("-o/--output is required")
             refuse_own_input(out, [path])
             written = exp.export_source(path, out, **kwargs)
         else:
             session = load(path, progress=progress_printer("reading"), measure=True)
+            say_verification(path, session)
             if out is not None:
                 refuse_own_input(out, [path, *session.files()])
             with redacted(session, rules, entry=path, measure=True) as (copy, found):

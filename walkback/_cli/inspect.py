@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .common import emit_json, handle_errors, json_option, progress_printer, safe
+from .common import emit_json, handle_errors, json_option, progress_printer, safe, say_verification
 
 
 def summary(session: Any) -> dict[str, Any]:
@@ -45,6 +45,7 @@ def summary(session: Any) -> dict[str, Any]:
         "approvals": approval_counts(approvals(session)),
         "journal": str(session.hooked.journal) if session.hooked is not None else None,
         "hooked": session.hooked.to_json() if session.hooked is not None else None,
+        "verification": session.verification.as_json() if session.verification is not None else None,
     }
 
 
@@ -83,6 +84,7 @@ def show(path: Path, as_json: bool) -> None:
         *([f"  files       {len(data['files'])} changed: {', '.join(f['path'] for f in data['files'])}"]
           if data["files"] else []),
         f"  integrity   {session.integrity.badge}{_first_damage(session.integrity)}",
+        *([f"  bundle      {session.verification.verdict}"] if session.verification is not None else []),
         f"  committed   through lsn {data['last_committed_lsn']}",
     ]
     if data["hooked"]:
@@ -288,5 +290,6 @@ def import_(path: Path, out: Path) -> None:
     from walkback.importers import load
 
     session = load(path, progress=progress_printer("reading"))
+    say_verification(path, session)
     written = exporter("journal").export(session, out)
     click.echo(safe(f"{written}: {len(session)} events from {session.format} ({path})"))

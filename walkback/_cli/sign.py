@@ -108,8 +108,7 @@ def verify(
                 else ""
             )
             click.echo(safe(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.reason}{where}"))
-        verdict = f"valid, signed by {v.signer}" if v.ok else "DOES NOT VERIFY"
-        click.echo(safe(f"{bundle}: {verdict}"), err=not v.ok)
+        click.echo(safe(f"{bundle}: {v.verdict}"), err=not v.ok)
     sys.exit(0 if v.ok else 1)
 
 

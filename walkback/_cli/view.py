@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import handle_errors
+from .common import handle_errors, say_verification
 
 
 @click.command()
@@ -71,13 +71,15 @@ def usable(paths: tuple[Path, ...]) -> list[Path]:
     Raises:
         WalkbackError: as ``walkback show`` on the same input.
     """
-    from walkback.importers import detect, load_chunks
+    from walkback.importers import detect, load, load_chunks
     from walkback.viewer.store import discover
 
     out: list[Path] = []
     for p in paths:
         found = discover([p], detect)
-        if found == [p]:
+        if found == [p] and detect(p).name == "bundle":  # read whole to be verified: say the result
+            say_verification(p, load(p))
+        elif found == [p]:
             chunks = load_chunks(p)
             try:
                 next(chunks)
