@@ -9,10 +9,13 @@ cannot be read is reported in one line and skipped; the others are indexed.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from walkback.journal.errors import WalkbackError
 
@@ -25,8 +28,12 @@ from .store import Archive
 HEAD = 65536
 """Bytes of a file's start whose hash tells it is still the file indexed (not a rewrite)."""
 
+WORKERS = 2
+"""Worker processes that read sessions (at most one per core)."""
+POOL_FROM = 4
+"""Sessions to read below which no worker is started (a re-index of what grew)."""
 Progress = Callable[[int, int, str], None]
-"""``(done, total, path)`` after each session considered."""
+"""``(done, total, path)`` as each session to read is written."""
 
 
 @dataclass
@@ -65,6 +72,31 @@ def _files(path: Path) -> list[Path]:
     return [base]
 
 
+Rows = tuple[dict[str, Any], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+"""A session's row, its events' rows and its changes' rows (:func:`.rows.session_rows`)."""
+
+
+def read(path: Path, agent: str) -> Rows | str:
+    """A session's rows, or why it cannot be read (run in a worker process)."""
+    try:
+        session = load(path)
+        return session_rows(session, path, agent or session.format.split("/")[0])
+    except (WalkbackError, OSError, ValueError) as e:
+        text = str(e).strip()
+        return text.splitlines()[0] if text else type(e).__name__
+
+
+def _reads(todo: list[tuple[Path, str]]) -> Iterator[Rows | str]:
+    """Each session's rows in order: read by one worker process per core (a session is read and
+    described in a worker while this process writes the one before), or here for a few."""
+    if len(todo) <= POOL_FROM or (os.cpu_count() or 1) < 2:
+        yield from (read(p, a) for p, a in todo)
+        return
+    ctx = multiprocessing.get_context("fork")  # the workers start with this process's imports
+    with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 1, WORKERS), mp_context=ctx) as pool:
+        yield from pool.map(read, *zip(*todo, strict=True), chunksize=4)
+
+
 def index(
     archive: Archive, paths: list[Path] | None = None, *, progress: Progress | None = None
 ) -> IndexReport:
@@ -72,31 +104,28 @@ def index(
     report = IndexReport()
     found = candidates(list(paths or []))
     known = archive.sources()
-    for n, (path, agent) in enumerate(found, 1):
-        if progress is not None:
-            progress(n, len(found), str(path))
+    todo: list[tuple[Path, str]] = []
+    stats: list[dict[str, tuple[int, int, str]]] = []
+    for path, agent in found:
         try:
-            stats = {str(f): stat(f) for f in _files(path)}
+            seen = {str(f): stat(f) for f in _files(path)}
         except OSError as e:
             report.failed.append((str(path), e.strerror or str(e)))
             continue
         sid = entry_id(path)
-        if stats and all(known.get((sid, f)) == s for f, s in stats.items()):
+        if seen and all(known.get((sid, f)) == s for f, s in seen.items()):
             report.unchanged += 1
+        else:
+            todo.append((path, agent))
+            stats.append(seen)
+    for n, ((path, _), seen, rows) in enumerate(zip(todo, stats, _reads(todo), strict=True), 1):
+        if progress is not None:
+            progress(n, len(todo), str(path))
+        if isinstance(rows, str):
+            report.failed.append((str(path), rows))
             continue
-        try:
-            session = load(path)
-            row, events, changes = session_rows(session, path, agent or session.format.split("/")[0])
-        except (WalkbackError, OSError, ValueError) as e:
-            report.failed.append((str(path), _reason(e)))
-            continue
-        sources = [(f, sid, *s) for f, s in stats.items()]
-        archive.replace_session(row, events, changes, sources)
+        row, events, changes = rows
+        archive.replace_session(row, events, changes, [(f, row["id"], *s) for f, s in seen.items()])
         report.indexed.append(row["id"])
         report.events += len(events)
     return report
-
-
-def _reason(e: Exception) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__

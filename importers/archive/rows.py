@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from walkback.timeline import details as d
-from walkback.timeline.facts import details, measures
+from walkback.timeline.facts import details
 from walkback.timeline.kinds import FILE, KIND_INDEX, KINDS, PROBLEM_STATUSES
 from walkback.timeline.query import columns
 from walkback.timeline.session import Session
@@ -47,13 +47,30 @@ def session_rows(
     texts = [""] * len(session)
     cost = 0.0
     costed = False
-    for i, detail in details(session, np.arange(len(session))):
+    tokens: dict[str, list[int]] = {}
+    for i, detail in details(session, np.flatnonzero(_worded(c.kind, c.status, session))):
         texts[i] = _text(session, i, detail)
-        if isinstance(detail, d.ModelResult) and detail.cost is not None:
-            cost += detail.cost
-            costed = True
+        if isinstance(detail, d.ModelResult):
+            counts = tokens.setdefault(detail.model, [0, 0])
+            counts[0] += detail.usage.input_tokens or 0
+            counts[1] += detail.usage.output_tokens or 0
+            if detail.cost is not None:
+                cost += detail.cost
+                costed = True
+    types = [pool[t] for t in c.type.tolist()]
+    other = KIND_INDEX["other"]
     events = [
-        (sid, i + 1, stamps[i], KINDS[k], agents[i], tools[i], targets[i], statuses[i], texts[i])
+        (
+            sid,
+            i + 1,
+            stamps[i],
+            KINDS[k],
+            agents[i],
+            tools[i],
+            targets[i],
+            statuses[i],
+            texts[i] or (types[i] if k == other else ""),
+        )
         for i, k in enumerate(c.kind.tolist())
     ]
     approved = _approvals(session)
@@ -75,9 +92,9 @@ def session_rows(
                 approved.get(fc.event, ""),
             )
         )
-    tokens = _tokens(session)
+    tokens.pop("", None)
     if not costed:
-        cost = sum(estimate(model, n_in, n_out) for model, n_in, n_out in tokens.values())
+        cost = sum(estimate(model, n_in, n_out) for model, (n_in, n_out) in tokens.items())
     known = [t for t in stamps if t is not None]
     start = min(known) if known else None
     row = {
@@ -93,8 +110,8 @@ def session_rows(
         "status": session.status,
         "crashed": int(session.status == "crashed" or session.recovered),
         "models": ",".join(sorted(tokens)),
-        "input_tokens": sum(v[1] for v in tokens.values()),
-        "output_tokens": sum(v[2] for v in tokens.values()),
+        "input_tokens": sum(v[0] for v in tokens.values()),
+        "output_tokens": sum(v[1] for v in tokens.values()),
         "cost": round(cost, 6),
         "cost_estimated": int(not costed),
         "events": len(session),
@@ -102,6 +119,18 @@ def session_rows(
         "files_changed": len({ch[5] for ch in changes}),
     }
     return row, events, changes
+
+
+_WORDLESS = np.array([KIND_INDEX[k] for k in ("tool_result", "model_call", "other")])
+
+
+def _worded(kind: np.ndarray, status: np.ndarray, session: Session) -> np.ndarray:
+    """The events whose details are read: all but a tool's results that went well (a file read,
+    a command's output: what the session saw, not what it did), model calls (their prompt is a
+    message) and records of no known kind (found by their type, the column)."""
+    known = session.table.pool.index
+    problems = np.isin(status, [known[s] for s in PROBLEM_STATUSES if s in known])
+    return ~np.isin(kind, _WORDLESS) | ((kind == KIND_INDEX["tool_result"]) & problems)
 
 
 def _text(session: Session, i: int, x: d.Detail) -> str:
@@ -175,18 +204,3 @@ def written(fc: FileChange) -> str:
             line[1:] for line in e.patch.splitlines() if line.startswith("+") and not line.startswith("+++")
         )
     return e.post_text or ""
-
-
-def _tokens(session: Session) -> dict[str, tuple[str, int, int]]:
-    """Model -> (model, input tokens, output tokens) over the session's model results."""
-    m = measures(session)
-    pool = session.table.pool.values
-    out: dict[str, list[int]] = {}
-    kinds = session.table.kind
-    for i, model, n_in, n_out in zip(m.index, m.model, m.input, m.output, strict=True):
-        if not model or kinds[i] != KIND_INDEX["model_result"]:
-            continue
-        counts = out.setdefault(pool[model], [0, 0])
-        counts[0] += max(n_in, 0)
-        counts[1] += max(n_out, 0)
-    return {k: (k, v[0], v[1]) for k, v in out.items()}
