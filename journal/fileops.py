@@ -123,6 +123,15 @@ def stale_temps(path: Path) -> list[Path]:
     ]
 
 
+def home_path(target: str) -> Path | None:
+    """A target written ``~/x`` or ``~user/x``, read as a shell reads it: the path in that home
+    folder, or None when it names no known user. Models write ``~`` for the home folder; a folder
+    named ``~`` inside the workspace is never what they mean, so the callers check the expanded
+    path against the workspace like any absolute one (outside it, it is refused)."""
+    expanded = Path(os.path.expanduser(target))
+    return expanded if expanded.is_absolute() else None
+
+
 def confined(root: Path, path: Path) -> Path:
     """``path`` where a write, restore or delete of it really lands, if that stays inside ``root``.
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from walkback.journal.blobs import BlobStore
 from walkback.journal.errors import BlobError
+from walkback.journal.fileops import home_path
 from walkback.journal.images import Which, intent_image
 from walkback.journal.record import ABSENT, sha256_bytes
 
@@ -51,7 +52,16 @@ class Image:
 
 
 def resolve_target(workspace: Path, target: str) -> Path | None:
-    """The target's path inside the workspace, or None if it could leave it (or touch ``.git``)."""
+    """The target's path inside the workspace, or None if it could leave it (or touch ``.git``).
+
+    ``~/x`` is the home folder's ``x`` (:func:`~walkback.journal.fileops.home_path`): taken when
+    that lies in the workspace, else refused as outside it."""
+    if target.startswith("~"):
+        home, root = home_path(target), workspace.resolve()
+        where = home.parent.resolve() / home.name if home is not None else None
+        if where is None or root not in where.parents:
+            return None
+        target = where.relative_to(root).as_posix()
     p = PurePosixPath(target)
     if not target or p.is_absolute() or "\\" in target or "\x00" in target:
         return None

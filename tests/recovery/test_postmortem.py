@@ -314,3 +314,89 @@ def test_a_crashed_codex_rollout_with_a_v4a_patch(tmp_path: Path, ws: Path) -> N
     ).read_text() == "x = 1\ny = 20\n" and "apply_patch of a.py was not applied" in result.output
     [f] = analyze(load(rollout), ws).findings
     assert (f.finding, f.action) == ("applied", "commit")  # the patch now applies only in reverse
+
+
+# -- writes that need a folder, writes that fail, ~ ----------------------------------------------------
+def write(path: Path | str, content: str = "print(1)\n") -> dict[str, Any]:
+    return {"name": "Write", "input": {"file_path": str(path), "content": content}}
+
+
+def test_a_write_into_folders_that_do_not_exist_creates_them_inside_the_workspace(
+    tmp_path: Path, ws: Path
+) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (ws / "out").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    session = claude_session(tmp_path, ws, write(ws / "src/new/deep/mod.py"), write(ws / "out/sub/x.py"))
+    result = recover(str(session), "--workspace", str(ws), "--apply", "--json")
+    assert result.exit_code == 3, result.output  # the one through a link is left for a human
+    assert (ws / "src/new/deep/mod.py").read_text() == "print(1)\n"
+    assert list((tmp_path / "elsewhere").iterdir()) == [], "nothing made outside, through the link"
+    types = [r.data["type"] for r in Scanner(beside(session) / "journal.jsonl")]
+    assert types == ["run.start", "intent", "recovery", "commit", "intent", "recovery"]
+    again = recover(str(session), "--workspace", str(ws), "--apply", "--json")
+    assert again.exit_code == 3 and "settled by an earlier postmortem" in again.output
+
+
+def test_a_failed_write_is_exit_4_naming_the_file_and_the_next_calls_still_get_their_decision(
+    tmp_path: Path, ws: Path
+) -> None:
+    (ws / "blocked").write_text("a file where a folder should be")
+    session = claude_session(tmp_path, ws, write(ws / "blocked/x.py"), write(ws / "ok.py"))
+    result = recover(str(session), "--workspace", str(ws), "--apply")
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert result.exit_code == 4, result.output
+    assert errors == [f"Error: {ws / 'blocked/x.py'}: cannot write: Not a directory"]
+    assert ".wb-tmp" not in result.output and (ws / "ok.py").read_text() == "print(1)\n"
+    records = [r.data for r in Scanner(beside(session) / "journal.jsonl")]
+    assert [r["type"] for r in records] == [
+        "run.start",
+        "intent",
+        "recovery",
+        "fail",
+        "intent",
+        "recovery",
+        "commit",
+    ]
+    assert str(ws / "blocked/x.py") in records[3]["error"]
+    (ws / "blocked").unlink()  # the obstacle gone, a rerun redoes what failed
+    assert recover(str(session), "--workspace", str(ws), "--apply").exit_code == 0
+    assert (ws / "blocked/x.py").read_text() == "print(1)\n"
+
+
+def test_a_full_disk_fails_one_write_and_lets_a_smaller_one_land(tmp_path: Path) -> None:
+    from fullfs import mounted
+
+    with mounted(tmp_path / "disk", size="256k") as disk:
+        ws = disk.root / "ws"
+        ws.mkdir()
+        session = claude_session(
+            tmp_path, ws, write(ws / "big.txt", "x" * (64 << 10)), write(ws / "small.py")
+        )
+        disk.fill(16 << 10)
+        result = recover(str(session), "--workspace", str(ws), "--apply")
+        assert result.exit_code == 4
+        assert f"Error: {ws / 'big.txt'}: cannot write: No space left on device" in result.stderr
+        assert not (ws / "big.txt").exists() and (ws / "small.py").read_text() == "print(1)\n"
+        assert [n for n in os.listdir(ws) if n.endswith(".wb-tmp")] == []
+
+
+@pytest.mark.parametrize("home_is_workspace", [True, False])
+def test_a_tilde_is_the_home_folder_taken_only_inside_the_workspace(
+    tmp_path: Path, ws: Path, monkeypatch: pytest.MonkeyPatch, home_is_workspace: bool
+) -> None:
+    from walkback.journal.recovery._images import resolve_target
+
+    home = ws if home_is_workspace else tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    session = claude_session(tmp_path, ws, write("~/n.py"))
+    result = recover(str(session), "--workspace", str(ws), "--apply", "--json")
+    assert not (ws / "~").exists(), "never a folder named ~"
+    if home_is_workspace:
+        assert result.exit_code == 0 and (ws / "n.py").read_text() == "print(1)\n"
+        assert resolve_target(ws, "~/src/m.py") == ws / "src/m.py"
+    else:
+        assert result.exit_code == 3 and "outside the workspace" in result.output
+        assert not (home / "n.py").exists()
+        assert resolve_target(ws, "~/src/m.py") is None
+    assert resolve_target(ws, "~nosuchuser-wb/x") is None

@@ -56,6 +56,8 @@ class CallFinding:
     """What :func:`apply` did about it."""
     done: bool = False
     """Settled: recorded as applied, or redone and verified (by this run or an earlier one)."""
+    write_error: str = ""
+    """Why the redo's write failed (``FILE: cannot write: ...``); a later run tries again."""
 
     @property
     def step(self) -> int:
@@ -100,6 +102,11 @@ class Postmortem:
     def needs_human(self) -> bool:
         """Something is left that only a person can settle (``walkback recover`` exits 3)."""
         return any(not f.done and f.action == "ask_human" for f in self.findings)
+
+    @property
+    def write_errors(self) -> list[str]:
+        """The redos whose write failed, each naming its file (``walkback recover`` exits 4)."""
+        return [f.write_error for f in self.findings if f.write_error]
 
     def all_findings(self) -> list[CallFinding]:
         """The findings (a foreign session has no subagent journals to add)."""

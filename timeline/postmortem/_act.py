@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from walkback.journal.errors import OutsideWorkspace
-from walkback.journal.fileops import OS, atomic_write
+from walkback.journal.fileops import OS, atomic_write, confined
 from walkback.journal.images import image_fields
 from walkback.journal.paths import JOURNAL_NAME
 from walkback.journal.reader import Scanner
@@ -104,24 +104,37 @@ def _decide(w: JournalWriter, workspace: Path, f: CallFinding) -> None:
                  recovered=True)  # fmt: skip
         f.done, f.outcome = True, "recorded as done; the file holds its effect"
     elif f.action == "redo" and v.redo is not None and v.path is not None:
-        f.done, f.outcome = _redo(w, workspace, intent, v.path, v.seen, v.redo)
+        try:
+            f.done, f.outcome = _redo(w, workspace, intent, v.path, v.seen, v.redo)
+        except _WriteFailed as e:
+            f.write_error, f.outcome = str(e), f"not redone: {e}; run recover --apply again once it can be"
+            return
         if not f.done:
             f.action = "ask_human"
+
+
+class _WriteFailed(Exception):
+    """A redo's write failed (the message names the file): the call stays a redo for the next run."""
 
 
 def _redo(
     w: JournalWriter, workspace: Path, intent: int, path: Path, seen: str | None, data: bytes
 ) -> tuple[bool, str]:
     """Write ``data`` over ``path`` if it still hashes to ``seen``: ``(verified, what happened)``."""
-    now = sha256_file(path)
-    if now != seen:
-        w.append("fail", ref=intent, error=f"the file changed since it was classified ({now})")
-        return False, "not redone: the file changed since it was classified"
     try:
+        now = sha256_file(path)
+        if now != seen:
+            w.append("fail", ref=intent, error=f"the file changed since it was classified ({now})")
+            return False, "not redone: the file changed since it was classified"
+        OS.mkdir(confined(workspace, path).parent)  # a Write into a folder it was to create
         atomic_write(path, data, root=workspace)
     except OutsideWorkspace as e:
         w.append("fail", ref=intent, error=str(e))
         return False, f"not redone: {e}"
+    except OSError as e:  # the disk refused: journaled, and the next calls still get their decision
+        error = f"{e.filename or path}: cannot write: {e.strerror or e}"
+        w.append("fail", ref=intent, error=error)
+        raise _WriteFailed(error) from None
     post = sha256_file(path)
     verified = {"post": post == sha256_bytes(data), "check": None, "result": None}
     if not verified["post"]:

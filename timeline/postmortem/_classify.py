@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from walkback.journal import patches
+from walkback.journal.fileops import home_path
 from walkback.journal.record import ABSENT, sha256_bytes
 
 from ..details import FileEdit, ToolCall, text_hash
@@ -65,12 +66,15 @@ def _short(h: str | None) -> str:
 
 
 def locate(target: str, workspace: Path, recorded: str) -> Path | None:
-    """``target`` as a path in ``workspace``: relative paths as they are, absolute ones when they lie
-    in the workspace or in the one the session recorded; None when it would leave the workspace
-    (through ``..`` or a symbolic link on the way)."""
+    """``target`` as a path in ``workspace``: relative paths as they are, absolute ones (and ``~/x``,
+    the home folder's: :func:`~walkback.journal.fileops.home_path`) when they lie in the workspace
+    or in the one the session recorded; None when it would leave the workspace (through ``..`` or a
+    symbolic link on the way)."""
     if not target or "\x00" in target:
         return None
-    p = Path(target)
+    p = home_path(target) if target.startswith("~") else Path(target)
+    if p is None:
+        return None
     if p.is_absolute():
         for root in (Path(recorded) if recorded else None, workspace, workspace.resolve()):
             if root is not None and root.is_absolute() and (p == root or root in p.parents):

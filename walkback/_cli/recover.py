@@ -130,7 +130,8 @@ def recover(run: str, workspace: Path | None, apply_: bool, as_json: bool) -> No
     decision is journaled in SESSION.walkback/journal.jsonl, never in the agent's own file.
 
     Exit 0 when nothing is left for a human, 3 when a finding needs one (an effect in doubt, an
-    approval to ask again), 1 when recovery cannot proceed, 2 on unusable input.
+    approval to ask again), 1 when recovery cannot proceed, 2 on unusable input, 4 when a write failed
+    (one line naming the file, after every other call got its decision).
     """
     if _foreign(Path(run)):
         plan = _postmortem(Path(run), workspace, apply_)
@@ -145,4 +146,11 @@ def recover(run: str, workspace: Path | None, apply_: bool, as_json: bool) -> No
             click.echo(_table(plan))
             click.echo()
         click.echo(plan.brief)
+    from walkback.journal.errors import WriteFailed
+    from walkback.timeline.postmortem import Postmortem
+
+    failed = plan.write_errors if isinstance(plan, Postmortem) else []
+    if failed:  # each redo was tried, and its decision journaled, before this one line
+        more = f" (and {len(failed) - 1} more write(s) failed)" if len(failed) > 1 else ""
+        raise WriteFailed(failed[0] + more)
     sys.exit(NEEDS_HUMAN if plan.needs_human else 0)
