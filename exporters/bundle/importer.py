@@ -22,7 +22,7 @@ _MARK = b'"' + MEDIA_PREFIX.encode()
 
 
 class BundleImporter:
-    """A walkback bundle (``walkback export bundle``)."""
+    """A walkback bundle (``walkback export bundle``), or the PDF report that carries one."""
 
     name = "bundle"
 
@@ -32,6 +32,8 @@ class BundleImporter:
         start = head.lstrip()[:200]
         if start.startswith(b'{"mediaType":' + _MARK):
             return CERTAIN
+        if head.startswith(b"%PDF-"):  # a report carries its bundle (no other format reads a PDF)
+            return LIKELY
         return LIKELY if start.startswith(b"{") and _MARK in head else NO
 
     def read(self, path: Path, b: SessionBuilder, part: str | None) -> Iterator[None]:

@@ -95,7 +95,8 @@ class Verification:
         if self.ok:
             return f"valid, signed by {self.signer}"
         failed = [c for c in self.checks if not c.ok]
-        other = next((c for c in failed if c.name not in ("signature", "trust")), None)
+        signing = ("signature", "trust", "report signature", "report trust")  # said once, first
+        other = next((c for c in failed if c.name not in signing), None)
         trust = next((c for c in failed if c.name == "trust"), None)
         sig_ok = any(c.name == "signature" and c.ok for c in self.checks)
         if self.unsigned:
@@ -152,11 +153,17 @@ def open_bundle(path: Path) -> IO[bytes]:
         f = open(path, "rb")  # noqa: SIM115 - the caller closes it
     except OSError as e:
         raise UnusableBundle(f"cannot read: {e.strerror}", path=path) from None
-    if f.read(5) == b"%PDF-":
+    head = f.read(200)
+    if head.startswith(b"%PDF-"):
         f.close()
         from walkback.exporters.pdf.extract import attached_bundle
 
         return io.BytesIO(attached_bundle(path))
+    from walkback.exporters.html.seal import embedded_bundle, is_page
+
+    if is_page(head):  # an HTML replay (exporters.html.seal)
+        with f:
+            return io.BytesIO(embedded_bundle(f.read()))
     f.seek(0)
     return f
 
@@ -176,10 +183,17 @@ def verify_file(
     """
     with open_bundle(path) as f:
         v, session = verify(f, trust=trust, origin=str(path), reveal=reveal, keep=keep)
-        if isinstance(f, io.BytesIO):  # a report: the bundle was read out of it
-            from walkback.exporters.pdf.attest import check_pages
+        if isinstance(f, io.BytesIO):  # a report or a replay: the bundle was read out of it
+            from walkback.exporters.html.seal import check_page, is_page
 
-            v.checks += check_pages(Path(path), f.getvalue(), trust)
+            with open(path, "rb") as page:
+                replay = is_page(page.read(200))
+            if replay:
+                v.checks += check_page(Path(path).read_bytes(), trust)
+            else:
+                from walkback.exporters.pdf.attest import check_pages
+
+                v.checks += check_pages(Path(path), f.getvalue(), trust)
     return v, session
 
 

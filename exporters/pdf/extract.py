@@ -20,9 +20,12 @@ def attached_bundle(path: Path) -> bytes:
     Raises:
         UnusableReport: the PDF cannot be read or carries no walkback bundle.
     """
+    import logging
+
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # what is wrong is said in one Error line
     try:
         attachments = PdfReader(path).attachments
     except (OSError, PdfReadError, ValueError, KeyError, TypeError) as e:

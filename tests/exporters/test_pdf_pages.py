@@ -122,3 +122,33 @@ def test_a_page_account_signed_by_an_untrusted_key_fails_trust(
     code, found = verify(write(w, tmp_path / "mallory.pdf"), reports["pub"])
     assert code == 1 and not found["report trust"]["ok"] and found["trust"]["ok"]
     assert orjson.loads(forged)["signatures"]
+
+
+def test_show_reads_a_report_and_says_whether_its_pages_verify(
+    reports: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    signers = tmp_path / "allowed_signers"
+    signers.write_text(f"auditor@example.com {' '.join(reports['pub'].read_text().split()[:2])}\n")
+    monkeypatch.setenv("WALKBACK_ALLOWED_SIGNERS", str(signers))
+    good = orjson.loads(run("show", reports["demo"], "--json").stdout)
+    assert good["format"] == "bundle:walkback" and good["verification"]["ok"]
+    assert "pages" in {c["name"] for c in good["verification"]["checks"]}
+    w = PdfWriter()
+    for page in PdfReader(reports["other"]).pages:
+        w.add_page(page)
+    w.add_attachment(BUNDLE_NAME, attached(reports["demo"], BUNDLE_NAME))
+    w.add_attachment(REPORT_NAME, attached(reports["demo"], REPORT_NAME))
+    shown = run("show", write(w, tmp_path / "forged.pdf"))
+    assert shown.exit_code == 0
+    assert "  bundle      DOES NOT VERIFY: pages: the pages are not the ones signed" in shown.stdout
+
+
+def test_a_pdf_that_is_no_report_is_one_error_line(reports: dict[str, Path], tmp_path: Path) -> None:
+    plain = tmp_path / "plain.pdf"
+    w = PdfWriter()
+    w.add_blank_page(100, 100)
+    write(w, plain)
+    for args in (("show", plain), ("verify", plain, "--key", reports["pub"])):
+        r = run(*args)
+        assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "carries no walkback bundle" in r.stderr
