@@ -15,14 +15,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from walkback.journal.errors import WalkbackError
 
 from ..discovery import find_sessions
 from ..folders import discover, entry_id
 from ..registry import detect, load, split_part
-from .rows import session_rows
+from .rows import Rows, session_rows
 from .store import Archive
 
 HEAD = 65536
@@ -70,10 +69,6 @@ def _files(path: Path) -> list[Path]:
     if base.is_dir():
         return sorted(p for p in base.rglob("*") if p.is_file() and "blobs" not in p.relative_to(base).parts)
     return [base]
-
-
-Rows = tuple[dict[str, Any], list[tuple[Any, ...]], list[tuple[Any, ...]]]
-"""A session's row, its events' rows and its changes' rows (:func:`.rows.session_rows`)."""
 
 
 def read(path: Path, agent: str) -> Rows | str:
@@ -124,8 +119,8 @@ def index(
         if isinstance(rows, str):
             report.failed.append((str(path), rows))
             continue
-        row, events, changes = rows
-        archive.replace_session(row, events, changes, [(f, row["id"], *s) for f, s in seen.items()])
-        report.indexed.append(row["id"])
-        report.events += len(events)
+        sid = rows.session["id"]
+        archive.replace_session(rows, [(f, sid, *s) for f, s in seen.items()])
+        report.indexed.append(sid)
+        report.events += len(rows.events)
     return report

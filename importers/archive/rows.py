@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -30,11 +31,20 @@ ARGUMENT_CHARS = 1000
 """Characters of a tool call's arguments kept in its text, beyond its command and target."""
 
 
-def session_rows(
-    session: Session, path: Path, agent: str
-) -> tuple[dict[str, Any], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """The session's row, its events' rows and its file changes' rows. Its id is the viewer's id of
-    ``path`` (:func:`~walkback.importers.folders.entry_id`), so a hit links to the viewer's step."""
+@dataclass
+class Rows:
+    """One session in the archive's tables (:mod:`.store` names their columns)."""
+
+    session: dict[str, Any]
+    events: list[tuple[Any, ...]]
+    changes: list[tuple[Any, ...]]
+    usage: list[tuple[Any, ...]]
+    """Tokens and cost per model."""
+
+
+def session_rows(session: Session, path: Path, agent: str) -> Rows:
+    """The session's rows. Its id is the viewer's id of ``path``
+    (:func:`~walkback.importers.folders.entry_id`), so a hit links to the viewer's step."""
     c = columns(session)
     sid = entry_id(path)
     workspace = str(session.header.get("workspace") or session.header.get("cwd") or "")
@@ -45,17 +55,17 @@ def session_rows(
     statuses = [pool[s] for s in c.status.tolist()]
     stamps = [None if t != t else t for t in c.ts.tolist()]  # NaN: no time
     texts = [""] * len(session)
-    cost = 0.0
     costed = False
-    tokens: dict[str, list[int]] = {}
+    tokens: dict[str, list[float]] = {}
+    """Model -> input tokens, output tokens, recorded cost."""
     for i, detail in details(session, np.flatnonzero(_worded(c.kind, c.status, session))):
         texts[i] = _text(session, i, detail)
         if isinstance(detail, d.ModelResult):
-            counts = tokens.setdefault(detail.model, [0, 0])
+            counts = tokens.setdefault(detail.model, [0, 0, 0.0])
             counts[0] += detail.usage.input_tokens or 0
             counts[1] += detail.usage.output_tokens or 0
             if detail.cost is not None:
-                cost += detail.cost
+                counts[2] += detail.cost
                 costed = True
     types = [pool[t] for t in c.type.tolist()]
     other = KIND_INDEX["other"]
@@ -92,11 +102,19 @@ def session_rows(
                 approved.get(fc.event, ""),
             )
         )
-    tokens.pop("", None)
+    unnamed = tokens.pop("", None)
     if not costed:
-        cost = sum(estimate(model, n_in, n_out) for model, (n_in, n_out) in tokens.items())
+        for model, counts in tokens.items():
+            counts[2] = estimate(model, int(counts[0]), int(counts[1]))
+    elif unnamed is not None:  # a cost the source recorded without naming the model
+        tokens.setdefault("unknown", [0, 0, 0.0])[2] += unnamed[2]
     known = [t for t in stamps if t is not None]
     start = min(known) if known else None
+    day = time.strftime("%Y-%m-%d", time.gmtime(start)) if start is not None else ""
+    usage = [
+        (sid, day, agent, model, int(n_in), int(n_out), round(cost, 6), int(not costed))
+        for model, (n_in, n_out, cost) in sorted(tokens.items())
+    ]
     row = {
         "id": sid,
         "path": os.path.abspath(path),
@@ -106,19 +124,19 @@ def session_rows(
         "task": " ".join(session.task.split())[:500],
         "start_ts": start,
         "end_ts": max(known) if known else None,
-        "day": time.strftime("%Y-%m-%d", time.gmtime(start)) if start is not None else "",
+        "day": day,
         "status": session.status,
         "crashed": int(session.status == "crashed" or session.recovered),
-        "models": ",".join(sorted(tokens)),
-        "input_tokens": sum(v[0] for v in tokens.values()),
-        "output_tokens": sum(v[1] for v in tokens.values()),
-        "cost": round(cost, 6),
+        "models": ",".join(u[3] for u in usage),
+        "input_tokens": sum(u[4] for u in usage),
+        "output_tokens": sum(u[5] for u in usage),
+        "cost": round(sum(u[6] for u in usage), 6),
         "cost_estimated": int(not costed),
         "events": len(session),
         "failures": sum(1 for s in statuses if s in PROBLEM_STATUSES),
         "files_changed": len({ch[5] for ch in changes}),
     }
-    return row, events, changes
+    return Rows(row, events, changes, usage)
 
 
 _WORDLESS = np.array([KIND_INDEX[k] for k in ("tool_result", "model_call", "other")])

@@ -68,10 +68,21 @@ CHANGE_TYPES = {
 """A file change: ``path`` relative to the workspace where it lies in it, ``name`` its last part
 (what blame looks a file up by), ``written`` the text the change put in the file (a Write's
 content, an Edit's replacement, a patch's added lines), ``approval`` who approved it, if asked."""
+USAGE_TYPES = {
+    "session": TEXT,
+    "day": TEXT,
+    "agent": TEXT,
+    "model": TEXT,
+    "input_tokens": INT,
+    "output_tokens": INT,
+    "cost": REAL,
+    "cost_estimated": INT,
+}
+"""A session's tokens and cost of one model (what the dashboard sums per day, agent and model)."""
 SOURCE_TYPES = {"path": TEXT, "session": TEXT, "size": INT, "mtime_ns": INT, "head": TEXT}
 """A file a session was read from, as it was when indexed (what a re-index compares)."""
-SESSION_COLUMNS, EVENT_COLUMNS, CHANGE_COLUMNS, SOURCE_COLUMNS = (
-    tuple(t) for t in (SESSION_TYPES, EVENT_TYPES, CHANGE_TYPES, SOURCE_TYPES)
+SESSION_COLUMNS, EVENT_COLUMNS, CHANGE_COLUMNS, USAGE_COLUMNS, SOURCE_COLUMNS = (
+    tuple(t) for t in (SESSION_TYPES, EVENT_TYPES, CHANGE_TYPES, USAGE_TYPES, SOURCE_TYPES)
 )
 MARK = ("«", "»")
 """What a snippet puts around a match."""
@@ -135,6 +146,8 @@ _TABLES = [
     f"CREATE TABLE IF NOT EXISTS sources ({_columns(SOURCE_TYPES)}, PRIMARY KEY (session, path))",
     f"CREATE TABLE IF NOT EXISTS sessions ({_columns(SESSION_TYPES)}, PRIMARY KEY (id))",
     f"CREATE TABLE IF NOT EXISTS changes ({_columns(CHANGE_TYPES)})",
+    f"CREATE TABLE IF NOT EXISTS usage ({_columns(USAGE_TYPES)})",
+    "CREATE INDEX IF NOT EXISTS usage_session ON usage (session)",
     "CREATE INDEX IF NOT EXISTS changes_name ON changes (name)",
     "CREATE INDEX IF NOT EXISTS changes_session ON changes (session)",
     "CREATE INDEX IF NOT EXISTS sources_session ON sources (session)",
@@ -248,14 +261,10 @@ class Archive:
         rows = self._run("SELECT session, path, size, mtime_ns, head FROM sources").fetchall()
         return {(r[0], r[1]): (int(r[2]), int(r[3]), r[4]) for r in rows}
 
-    def replace_session(
-        self,
-        session: dict[str, Any],
-        events: Iterable[Sequence[Any]],
-        changes: Iterable[Sequence[Any]],
-        sources: Iterable[Sequence[Any]],
-    ) -> None:
-        """Put one session in the archive, its rows replacing any it had (one transaction)."""
+    def replace_session(self, rows: Any, sources: Iterable[Sequence[Any]]) -> None:
+        """Put one session in the archive (:class:`~.rows.Rows`: its session, events, changes and
+        usage rows), replacing any rows it had, in one transaction."""
+        session, events, changes = rows.session, rows.events, rows.changes
         sid = session["id"]
         with self.transaction():
             self.forget(sid)
@@ -267,6 +276,7 @@ class Archive:
                     [sid],
                 )
             self._many(_insert("changes", CHANGE_COLUMNS), changes)
+            self._many(_insert("usage", USAGE_COLUMNS), rows.usage)
             self._many(
                 _insert("sources", SOURCE_COLUMNS) + " ON CONFLICT (session, path) DO UPDATE SET "
                 "size = excluded.size, mtime_ns = excluded.mtime_ns, head = excluded.head",
@@ -281,7 +291,7 @@ class Archive:
                 "SELECT 'delete', id, text FROM events WHERE session = ?",
                 [sid],
             )
-        for table in ("events", "changes", "sources", "sessions"):
+        for table in ("events", "changes", "usage", "sources", "sessions"):
             key = "id" if table == "sessions" else "session"
             self._run(f"DELETE FROM {table} WHERE {key} = ?", [sid])
 
