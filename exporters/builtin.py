@@ -6,12 +6,20 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import bundle, journal, otlp, pdf, tables
+from . import bundle, html, journal, otlp, pdf, tables
 
 
 @hookimpl
 def register_exporters() -> list[Any]:
-    return [journal.EXPORTER, bundle.EXPORTER, pdf.EXPORTER, otlp.EXPORTER, tables.CSV, tables.PARQUET]
+    return [
+        journal.EXPORTER,
+        bundle.EXPORTER,
+        pdf.EXPORTER,
+        html.EXPORTER,
+        otlp.EXPORTER,
+        tables.CSV,
+        tables.PARQUET,
+    ]
 
 
 @hookimpl
