@@ -106,13 +106,12 @@ def reply(outcome: Outcome) -> Reply:
 
 
 def transcript(session: str) -> str | None:
-    """Copilot's own log of the session (``$COPILOT_HOME/session-state/<id>/events.jsonl``, the
-    hook inherits Copilot's environment), when it is there."""
+    """Copilot's own log of the session: ``$COPILOT_HOME/session-state/<id>/events.jsonl`` (the
+    hook inherits Copilot's environment; the file appears after the session's first hooks)."""
     if not re.fullmatch(r"[A-Za-z0-9._-]+", session) or session in (".", ".."):
         return None
     home = os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
-    path = os.path.join(home, "session-state", session, "events.jsonl")
-    return path if os.path.exists(path) else None
+    return os.path.join(home, "session-state", session, "events.jsonl")
 
 
 def _event(payload: dict[str, Any], pascal: bool) -> str:
