@@ -40,11 +40,13 @@
     lines.set(name, split);
     return split;
   }
-  function rawRecord(i) {
+  function rawLine(i) {
     const s = V.steps, name = V.artifacts[s.src[i]], line = s.line[i];
-    if (!name || !line) return "(this record is not line-based; see the bundle)";
-    const text = artifactLines(name)[line - 1];
-    if (text === undefined) return "";
+    return name && line ? artifactLines(name)[line - 1] : undefined;
+  }
+  function rawRecord(i) {
+    const text = rawLine(i);
+    if (text === undefined) return "(this record is not line-based; see the bundle)";
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
   }
 
@@ -239,7 +241,7 @@
       const smart = q === q.toLowerCase(), want = smart ? q.toLowerCase() : q;
       for (let i = 0; i < N; i++) {
         const c = s.card[i];
-        const hay = `${s.sum[i]}\n${c.what}\n${c.kind}\n${c.type}\n${c.where}\n${c.status}`;
+        const hay = `${s.sum[i]}\n${c.what}\n${c.kind}\n${c.type}\n${c.where}\n${c.status}\n${rawLine(i) || ""}`;
         if ((smart ? hay.toLowerCase() : hay).includes(want)) order.push(i);
       }
     }
