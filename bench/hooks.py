@@ -1,0 +1,116 @@
+"""The hook command's cost per call against a bare interpreter start (issue 26: median <= 2.0x).
+
+Each side is a fresh process, as the agent starts one per hook: the baseline is ``python -c pass``
+with the same interpreter; the hook is ``python -m walkback.agent.hooks claude-code`` reading a
+Claude Code payload on stdin. Measured: a PreToolUse Edit (the intent with the pre-image and the
+expected post hash, fsynced), its PostToolUse (the commit, hash checked), and, for the record and
+without a goal, a PreToolUse Bash (the intent plus a git snapshot of a small repository: three git
+processes). The sides interleave (A B A B ...); the ratio is of medians, as the goal says.
+
+    python bench/hooks.py [--rounds 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import load_note, report, scratch_dir  # noqa: E402
+
+GOAL = 2.0
+
+
+def _payload(ws: Path, event: str, tool: str, args: dict[str, object], n: int) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(ws / "t.jsonl"),
+            "cwd": str(ws),
+            "hook_event_name": event,
+            "tool_name": tool,
+            "tool_input": args,
+            "tool_use_id": f"toolu_{n}",
+        }
+    ).encode()
+
+
+def _run(cmd: list[str], data: bytes, env: dict[str, str]) -> float:
+    t = time.perf_counter()
+    p = subprocess.run(cmd, input=data, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    took = time.perf_counter() - t
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.decode()[-300:]}")
+    return took
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=40)
+    args = ap.parse_args()
+    with scratch_dir("wb-bench-hooks-") as tmp:
+        ws = Path(tmp) / "ws"
+        ws.mkdir()
+        env = {**os.environ, "WALKBACK_HOME": str(Path(tmp) / "home")}
+        for i in range(20):
+            (ws / f"f{i}.py").write_text(f"value = {i}\n" * 50)
+        ident = ["-c", "user.name=b", "-c", "user.email=b@b.invalid"]
+        subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+        subprocess.run(["git", "add", "."], cwd=ws, check=True)
+        subprocess.run(["git", *ident, "commit", "-qm", "bench"], cwd=ws, check=True)
+        bare = [sys.executable, "-c", "pass"]
+        hook = [sys.executable, "-m", "walkback.agent.hooks", "claude-code"]
+        edit = {
+            "file_path": str(ws / "f1.py"),
+            "old_string": "value = 1\n",
+            "new_string": "value = 1\n",
+            "replace_all": True,
+        }
+        times: dict[str, list[float]] = {"bare": [], "pre": [], "post": [], "bash": []}
+        for n in range(args.rounds):
+            sides = [
+                ("bare", bare, b""),
+                ("pre", hook, _payload(ws, "PreToolUse", "Edit", edit, n)),
+                ("post", hook, _payload(ws, "PostToolUse", "Edit", edit, n)),
+                ("bash", hook, _payload(ws, "PreToolUse", "Bash", {"command": "true"}, n)),
+            ]
+            for name, cmd, data in sides if n % 2 == 0 else sides[::-1]:
+                if name == "post" and n % 2 == 1:
+                    continue  # a post hook runs after its pre: measured on even rounds only
+                times[name].append(_run(cmd, data, env))
+            if n % 2 == 1:
+                times["post"].append(_run(hook, _payload(ws, "PostToolUse", "Edit", edit, n), env))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        print(f"hook command vs python -c pass, {args.rounds} rounds; {load_note()}")
+        print("  (median ms: " + ", ".join(f"{k} {v * 1e3:.1f}" for k, v in med.items()) + ")")
+        ok = report(
+            "PreToolUse Edit (intent fsynced) / bare start",
+            med["pre"] / med["bare"],
+            f"<= {GOAL}",
+            med["pre"] / med["bare"] <= GOAL,
+        )
+        ok &= report(
+            "PostToolUse Edit (commit) / bare start",
+            med["post"] / med["bare"],
+            f"<= {GOAL}",
+            med["post"] / med["bare"] <= GOAL,
+        )
+        report(
+            "PreToolUse Bash (git snapshot) / bare start",
+            med["bash"] / med["bare"],
+            "none",
+            True,
+            "(three git processes: git's own start-up, not walkback's)",
+        )
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
