@@ -30,6 +30,7 @@ def register_importers() -> list[Any]:
         gemini_cli.IMPORTER,
         aider.IMPORTER,
         cline.IMPORTER,
+        cline.ROO,
         inspect.IMPORTER,
         otel.IMPORTER,
         copilot_cli.IMPORTER,

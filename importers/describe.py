@@ -60,8 +60,9 @@ def run_facts(session: Session) -> dict[str, str]:
     ``Submitted``), and what its model calls cost when the source totals them (``model``: a
     trajectory's ``model_stats``, its last ``model_result``). Each fact read from one event."""
     out: dict[str, str] = {}
-    ends = session.indices_where(kind="run_end")
-    if ends:
+    roots = {a.id for a in session.agents.values() if a.parent is None}
+    ends = [i for i in session.indices_where(kind="run_end") if session.event(i).agent in roots]
+    if ends:  # the session's own end, not a subagent's
         end = session.detail(ends[-1])
         if isinstance(end, RunEnd) and end.reason and end.reason.lower() != end.status.lower():
             out["reason"] = end.reason

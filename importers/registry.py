@@ -20,6 +20,8 @@ from .describe import describe_unknown
 from .hooked import merge
 from .records import BOM
 
+TIE_FILES = 64
+"""Files of a folder looked at to break a tie between importers that both claim the folder."""
 PART = "#"
 """``log.eval#<part>`` names one session of a file that holds several."""
 
@@ -57,12 +59,23 @@ def break_tie(path: Path, tied: list[str]) -> list[str]:
     A file's first record says what the file is; the records after it may be another format's,
     carried verbatim (a walkback journal imported from a Claude Code session keeps every session
     record under its own type, so both importers are certain of it, but only walkback's claims its
-    ``run.start`` header). A folder, or a tie the first record does not break, stays tied.
+    ``run.start`` header). A folder's tie is broken the same way by the files in it (a run folder's
+    ``journal.jsonl``), when those the rule decides all name the same importer. A tie the first
+    record does not break stays tied.
     """
-    data = head(path)
-    if len(tied) < 2 or not data:
+    if len(tied) < 2:
         return tied
+    if path.is_dir():
+        winners: set[str] = set()
+        for f in sorted(path.iterdir())[:TIE_FILES]:
+            got = break_tie(f, tied) if f.is_file() else tied
+            if len(got) == 1:
+                winners.add(got[0])
+        return [winners.pop()] if len(winners) == 1 else tied
+    data = head(path)
     first = data.removeprefix(BOM).split(b"\n", 1)[0]
+    if not first.strip():
+        return tied
     every = importers()
     again = [(every[name].score(path, first), name) for name in tied]
     top = max(s for s, _ in again)

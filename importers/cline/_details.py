@@ -30,7 +30,7 @@ from walkback.timeline.session import Event, Session
 
 from .. import edit_blocks
 from ..fields import TEXT_LIMIT, embedded_json, integer, mapping, string, text
-from ._read import FILE_TOOLS, tool_of
+from ._read import FILE_TOOLS, SUBTASK_RESULT, tool_of
 from ._results import final_content, in_request, result_text
 
 USER_SAYS = frozenset({"say:task", "say:user_feedback"})
@@ -75,7 +75,7 @@ def _run_start(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail
 
 def _message(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail:
     said = m.get("text")
-    if ev.type in USER_SAYS or session.header.get("task_message") == i:
+    if ev.type in USER_SAYS or i in session.header.get("task_messages", ()):
         return Message(role="user", text=text(said))
     if ev.type == "say:reasoning":
         return Message(
@@ -153,7 +153,11 @@ def _tool_call(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail
 
 
 def _source_is_api(session: Session, i: int) -> bool:
-    return session.table.src[i] == mapping(session.header.get("sources")).get("api")
+    """Event ``i`` stands on an API history message (of the task or of one of its subtasks)."""
+    src = session.table.src[i]
+    return src == mapping(session.header.get("sources")).get("api") or src in session.header.get(
+        "api_sources", ()
+    )
 
 
 def _evidence(session: Session, i: int, m: dict[str, Any], call: int | None) -> tuple[str, bool, str]:
@@ -169,6 +173,8 @@ def _evidence(session: Session, i: int, m: dict[str, Any], call: int | None) -> 
 
 
 def _tool_result(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail:
+    if ev.type == f"say:{SUBTASK_RESULT}":  # Roo Code: what the subtask the call started reported
+        return ToolResult(ok=True, output=text(m.get("text")), verification="the subtask's result")
     said, error, call_id = _evidence(session, i, m, None if session.table.flags[i] & INFERRED else ev.ref)
     ok = ev.status == "ok"
     edit = None
@@ -194,6 +200,8 @@ def _request(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail:
 def _decision(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail:
     if ev.type == "inferred":
         said = _evidence(session, i, m, session.gated.get(ev.ref) if ev.ref is not None else None)[0]
+        if string(m.get("say")) == SUBTASK_RESULT:
+            said = "the subtask ran and reported its result"
         why = said.split("\n", 1)[0][:500] or "the tool ran: a later request was sent"
         return ApprovalDecision(decision=ev.status, approver="user", reason=why, inferred=True)
     return ApprovalDecision(
@@ -214,6 +222,8 @@ def _compaction(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detai
 
 
 def _run_end(session: Session, i: int, ev: Event, m: dict[str, Any]) -> Detail:
+    if ev.type == "ask:tool":  # Roo Code's finishTask
+        return RunEnd(status=ev.status, reason="attempt_completion: the subtask handed its result back")
     return RunEnd(status=ev.status, reason="attempt_completion: Cline presented its result")
 
 

@@ -31,6 +31,12 @@ from ..records import BOM, written_lately
 from ._results import Pairing, Result, in_request, results
 
 AGENT = "main"
+NEW_TASK = "new_task"
+"""Roo Code's tool that delegates to a subtask (``{"tool": "newTask", "mode", "content"}``)."""
+FINISH_TASK = "finishTask"
+"""Roo Code's ``ask: tool`` that ends a subtask (its ``attempt_completion``), handing back to the parent."""
+SUBTASK_RESULT = "subtask_result"
+"""Roo Code's ``say`` in the parent that brings a subtask's result back (it closes the call)."""
 UI, API, META = "ui_messages.json", "api_conversation_history.json", "task_metadata.json"
 TOOLS: dict[str, tuple[str, ...]] = {
     "editedExistingFile": ("replace_in_file", "write_to_file", "apply_diff", "edit_file", "apply_patch"),
@@ -49,6 +55,7 @@ TOOLS: dict[str, tuple[str, ...]] = {
     "codebaseSearch": ("codebase_search",),
     "useSkill": ("use_skill",),
     "summarizeTask": ("summarize_task",),
+    "newTask": (NEW_TASK,),
 }
 """The UI's name of a tool message -> the API tool names it may stand for (the first is its name)."""
 FILE_TOOLS = frozenset(
@@ -86,6 +93,16 @@ MESSAGES = frozenset(
         "act_mode_respond",
     }
 )
+
+
+@dataclass
+class Spawn:
+    """A ``newTask`` call: the subtask it asked for (``content``: that task's first message)."""
+
+    call: int
+    content: str
+    mode: str
+    ts: float
 
 
 @dataclass
@@ -149,6 +166,8 @@ def tool_of(m: dict[str, Any]) -> tuple[str, str, tuple[str, ...], str, int]:
     if ui == "editedExistingFile" and "SEARCH" not in body and "diff" not in info:
         name = "write_to_file"
     path = string(info.get("path")) or string(info.get("regex"))
+    if name == NEW_TASK:  # what the subtask is to do, by its first line
+        path = string(info.get("content")).strip().split("\n", 1)[0]
     flags = FILE if ui in FILE_TOOLS and string(info.get("path")) else 0
     return ui or what, name, names, path[:1000], flags
 
@@ -156,9 +175,12 @@ def tool_of(m: dict[str, Any]) -> tuple[str, str, tuple[str, ...], str, int]:
 class TaskReader:
     """Fills the builder from one task folder."""
 
-    def __init__(self, b: SessionBuilder, ui: Path) -> None:
+    def __init__(self, b: SessionBuilder, ui: Path, agent: str = AGENT) -> None:
         self.b = b
         self.ui = ui
+        self.agent = agent
+        self.spawns: list[Spawn] = []
+        """The ``newTask`` calls of this task, in order (Roo Code's subtasks)."""
         folder = ui.parent
         self.clock = MinuteClock()
         self.open: list[Open] = []
@@ -203,7 +225,7 @@ class TaskReader:
 
     def add(self, kind: str, typ: str, k: int, ts: float, **kw: Any) -> int:
         src = kw.pop("src", self.ui_src)
-        return self.b.add(kind, type=typ, ts=ts, agent=AGENT, src=src, offset=k, **kw)
+        return self.b.add(kind, type=typ, ts=ts, agent=self.agent, src=src, offset=k, **kw)
 
     # -- the stream ------------------------------------------------------------------------------
     def read(self) -> Iterator[None]:
@@ -215,10 +237,9 @@ class TaskReader:
             if self.b.due():
                 yield
         for o in self.open:
-            r = self.pairing.take(o.names, o.target)
+            r = self.pairing.take(o.names, o.target) if o.name != NEW_TASK else None
             if r is not None:  # saved before the request that would have sent it
                 self.settle(o, r, math.nan, None, 0)
-        self.finish()
 
     def message(self, k: int, m: dict[str, Any]) -> None:
         ts = self.clock(m.get("ts"))
@@ -235,8 +256,13 @@ class TaskReader:
             self.request(k, m, ts, typ)
         elif what == "api_req_finished":
             self.add("model_result", typ, k, ts, status="ok")
+        elif what == "tool" and asks and tool_of(m)[0] == FINISH_TASK:  # Roo: a subtask is done
+            self.add("run_end", typ, k, ts, status="completed")
+            self.ended = "completed"
         elif what in ("tool", "command", "use_mcp_server", "browser_action_launch"):
             self.tool(k, m, ts, typ, asks)
+        elif what == SUBTASK_RESULT and not asks:
+            self.subtask_result(k, ts, typ)
         elif what == "checkpoint_created":
             self.add("checkpoint", typ, k, ts, target=string(m.get("lastCheckpointHash")))
         elif what == "completion_result" and asks:
@@ -264,15 +290,16 @@ class TaskReader:
         i = self.add("message", typ, k, ts, sub=1)
         if roo_task:
             self.roo = True
-            self.b.session.header["task_message"] = i
+            self.b.session.header.setdefault("task_messages", []).append(i)
 
     def request(self, k: int, m: dict[str, Any], ts: float, typ: str) -> None:
         info = mapping(embedded_json(m.get("text")))
         self.roo = self.roo or "apiProtocol" in info
         asked = string(info.get("request"))
-        for j, o in enumerate(self.open):
+        waiting = [o for o in self.open if o.name == NEW_TASK]  # until their subtask_result
+        for j, o in enumerate(o for o in self.open if o.name != NEW_TASK):
             self.settle(o, self.pairing.take(o.names, o.target), ts, asked, 2 + j, at=k)
-        self.open = []
+        self.open = waiting
         self.requests += 1
         model = string(mapping(m.get("modelInfo")).get("modelId"))
         call = self.add("model_call", typ, k, ts, sub=0, tool=model)
@@ -294,6 +321,9 @@ class TaskReader:
             "tool_call", typ, k, ts, sub=sub, tool=name, target=target, status="pending", flags=flags
         )
         self.b.open(("call", call), call)
+        if name == NEW_TASK:
+            info = mapping(embedded_json(m.get("text")))
+            self.spawns.append(Spawn(call, string(info.get("content")).strip(), string(info.get("mode")), ts))
         if request >= 0:
             self.b.session.gated[request] = call
             decided = string(m.get("autoApprovalDecision")).lower()
@@ -334,7 +364,7 @@ class TaskReader:
                 "approval_decision",
                 type="inferred",
                 ts=ts,
-                agent=AGENT,
+                agent=self.agent,
                 ref=o.request,
                 status=answer,
                 flags=INFERRED,
@@ -349,7 +379,7 @@ class TaskReader:
             "tool_result",
             type="api" if r is not None else "request",
             ts=ts,
-            agent=AGENT,
+            agent=self.agent,
             ref=o.call,
             status=status,
             flags=flags,
@@ -360,6 +390,22 @@ class TaskReader:
         )
         b.close(("call", o.call))
         b.set_status(o.call, status)
+
+    def subtask_result(self, k: int, ts: float, typ: str) -> None:
+        """A subtask finished: its result closes the oldest ``newTask`` call still waiting (approved,
+        if it was asked: the subtask ran)."""
+        o = next((o for o in self.open if o.name == NEW_TASK), None)
+        if o is None:
+            self.add("message", typ, k, ts)
+            return
+        self.open.remove(o)
+        if o.request >= 0:
+            self.add("approval_decision", "inferred", k, ts, ref=o.request, status="approved",
+                     flags=INFERRED, target=o.target, tool=o.name, sub=0)  # fmt: skip
+            self.b.set_status(o.request, "approved")
+        self.add("tool_result", typ, k, ts, ref=o.call, status="ok", target=o.target, sub=1)
+        self.b.close(("call", o.call))
+        self.b.set_status(o.call, "ok")
 
     def interrupted(self) -> None:
         """The task was resumed: a tool still waiting was cut off (Cline tells the model so)."""
@@ -373,6 +419,7 @@ class TaskReader:
         self.open = []
 
     def finish(self) -> None:
+        """Say what the session is: its task, producer, workspace and status (the root task)."""
         s = self.b.session
         s.task = self.task
         s.header.update(
@@ -386,7 +433,7 @@ class TaskReader:
                 else [],
             }
         )
-        self.b.agent(AGENT, run=self.ui.parent.name, task=self.task, label=s.header["producer"])
+        self.b.agent(self.agent, run=self.ui.parent.name, task=self.task, label=s.header["producer"])
         if self.b.unanswered():
             s.status = "crashed"
         elif written_lately(self.ui, self.last_ts):
@@ -420,4 +467,6 @@ def read_task(b: SessionBuilder, path: Path) -> Iterator[None]:
     ui = ui_file(path)
     if not ui.is_file():
         raise ImporterError(f"no {UI} in this task folder", path=path)
-    yield from TaskReader(b, ui).read()
+    reader = TaskReader(b, ui)
+    yield from reader.read()
+    reader.finish()

@@ -60,17 +60,20 @@ ONE_PER_FORMAT = {
     "mini-swe-agent-1": HERE / "test_mini_swe_agent" / "calc__calc-1.traj.json",
     "aider": CORPUS / "aider" / "aider-repo-fixture" / "chat-history.EXCERPT.md",
     "cline": HERE / "test_cline" / "1733145600000",
+    "roo-code": HERE / "test_roo_code" / "tasks" / "0199c3a0-0000-7000-8000-00000000a001",
 }
 """One input per importer (Cline has no corpus file: its fixture folder)."""
 
 
+@pytest.mark.parametrize("into", ["o.jsonl", "run"], ids=["file", "run folder"])
 @pytest.mark.parametrize("fmt", sorted(ONE_PER_FORMAT))
-def test_every_importers_output_reads_back_as_walkback(fmt: str, tmp_path: Path) -> None:
+def test_every_importers_output_reads_back_as_walkback(fmt: str, into: str, tmp_path: Path) -> None:
     """An imported journal keeps each source record under its own type, so the source's importer
-    is as sure of it as walkback's: the header on its first line breaks the tie."""
+    is as sure of it as walkback's: the header on its first line breaks the tie, in a file or in
+    the run folder that holds it."""
     source = ONE_PER_FORMAT[fmt]
     assert detect(source).name == fmt.removesuffix("-1")
-    out = tmp_path / "o.jsonl"
+    out = tmp_path / into
     runner = CliRunner()
     done = runner.invoke(cli, ["import", str(source), "-o", str(out)])
     assert done.exit_code == 0, done.output
@@ -95,4 +98,12 @@ def test_the_first_record_breaks_a_tie_and_nothing_else(tmp_path: Path) -> None:
     neither = tmp_path / "neither.jsonl"
     neither.write_bytes(b"[]\n" + cc + b"\n")
     assert break_tie(neither, ["claude-code", "walkback"]) == ["claude-code", "walkback"]
-    assert break_tie(tmp_path, ["claude-code", "walkback"]) == ["claude-code", "walkback"]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "journal.jsonl").write_bytes(wb + b"\n" + cc + b"\n")
+    assert break_tie(run, ["claude-code", "walkback"]) == ["walkback"]  # by the file it holds
+    (run / "other.jsonl").write_bytes(cc + b"\n")
+    assert break_tie(run, ["claude-code", "walkback"]) == ["claude-code", "walkback"]  # files disagree
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert break_tie(empty, ["claude-code", "walkback"]) == ["claude-code", "walkback"]
