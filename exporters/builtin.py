@@ -6,7 +6,7 @@ from typing import Any
 
 from walkback.hookspecs import hookimpl
 
-from . import bundle, html, journal, otlp, pdf, tables
+from . import bundle, html, journal, markdown, otlp, pdf, tables
 
 
 @hookimpl
@@ -16,6 +16,7 @@ def register_exporters() -> list[Any]:
         bundle.EXPORTER,
         pdf.EXPORTER,
         html.EXPORTER,
+        markdown.EXPORTER,
         otlp.EXPORTER,
         tables.CSV,
         tables.PARQUET,

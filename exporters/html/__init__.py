@@ -8,7 +8,6 @@ review.html`` fails on a change to any of its bytes. The design is in ``docs/han
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -47,45 +46,28 @@ class HtmlExporter:
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
         """Bundle the session at ``path``, verify and re-import the bundle, render the page from it."""
-        from walkback.exporters.bundle import EXPORTER as BUNDLE
-        from walkback.exporters.bundle.keys import TrustedKey, load_private
-        from walkback.exporters.bundle.verify import verify
+        from walkback.exporters.handoff import bundled
 
         from .page import page
         from .seal import seal
         from .view import view_data
 
-        key = load_private(Path(options["key"])) if options.get("key") else None
-        with tempfile.TemporaryDirectory(prefix="walkback-replay-") as tmp:
-            data = BUNDLE.export_source(Path(path), Path(tmp) / "bundle.json", **options).read_bytes()
-        trust = (
-            [TrustedKey(key.public_key(), principals="the key this replay was signed with")] if key else None
-        )
-        v, carried = verify(data, trust=trust, origin=str(path), keep=True)
-        if carried is None:
-            failed = "; ".join(f"{c.name}: {c.reason}" for c in v.checks if not c.ok)
-            raise ExportError(f"the bundle just made does not import again: {failed}", path=path)
-        merkle = v.predicate.get("merkle", {})
-        signed = key is not None
-        checks = [
-            (c.name, c.ok, c.reason) for c in v.checks if signed or c.name not in ("signature", "trust")
-        ]
+        b = bundled(Path(path), options)
+        s = b.session
+        checks = b.checks()
         head = {
-            "task": carried.task,
-            "format": carried.format,
-            "status": carried.status + (" · recovered" if carried.recovered else ""),
-            "integrity": carried.integrity.badge,
+            "task": s.task,
+            "format": s.format,
+            "status": s.status + (" · recovered" if s.recovered else ""),
+            "integrity": s.integrity.badge,
             "verified": all(ok for _, ok, _ in checks),
-            "verification": (f"signed by {v.keyid}; " if signed else "unsigned; ")
-            + f"Merkle root {merkle.get('root', '')} over {merkle.get('treeSize', 0)} lines; "
-            "check this file: walkback verify FILE --key PUB",
+            "verification": f"{b.line()}; check this file: walkback verify FILE --key PUB",
             "checks": checks,
-            "redactions": v.redactions,
+            "redactions": b.verification.redactions,
         }
-        view = view_data(carried, v.folder / "root" if v.folder else None, head)
-        body = page(str(head["task"]), view, data)
+        body = page(s.task, view_data(s, b.root, head), b.data)
         with atomic_output(Path(out)) as f:
-            f.write(seal(body, key) if key is not None else body)
+            f.write(seal(body, b.key) if b.key is not None else body)
         return Path(out)
 
 
