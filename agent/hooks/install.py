@@ -50,7 +50,7 @@ def ours(command: object) -> bool:
 
 CLAUDE_TOOLS = "Write|Edit|MultiEdit|NotebookEdit|Bash"
 """Claude Code's tools that change files or run commands (the matcher is a regex on the name)."""
-CLAUDE_EVENTS: dict[str, tuple[str | None, int]] = {
+CLAUDE_EVENTS: Events = {
     "PreToolUse": (CLAUDE_TOOLS, 60),
     "PostToolUse": (CLAUDE_TOOLS, 60),
     "PostToolUseFailure": (CLAUDE_TOOLS, 60),
@@ -60,6 +60,8 @@ CLAUDE_EVENTS: dict[str, tuple[str | None, int]] = {
     "SessionStart": (None, 300),
 }
 """Event -> (matcher, timeout in seconds: a checkpoint and a recovery may take longer than a call)."""
+Events = dict[str, tuple[str | None, int]]
+"""An agent's hooked events: event -> (matcher, timeout in the unit its config uses)."""
 
 
 def _groups(config: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -72,19 +74,24 @@ def _groups(config: dict[str, Any], path: Path) -> dict[str, Any]:
     return hooks
 
 
-def claude_install(config: dict[str, Any], cmd: str, path: Path) -> dict[str, Any]:
-    """Claude Code's settings with walkback's hooks: one group per event (``{"matcher", "hooks"}``)."""
-    hooks = _groups(claude_uninstall(config, path), path)
-    for event, (matcher, timeout) in CLAUDE_EVENTS.items():
-        entry = {"type": "command", "command": cmd, "timeout": timeout}
-        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [entry]
-        hooks.setdefault(event, []).append(group)
-    return config
+def grouped_install(events: Events) -> Callable[[dict[str, Any], str, Path], dict[str, Any]]:
+    """An installer for a config in Claude Code's shape, which Codex and Gemini CLI share: one
+    group per event (``{"matcher", "hooks": [{"type", "command", "timeout"}]}``)."""
+
+    def install(config: dict[str, Any], cmd: str, path: Path) -> dict[str, Any]:
+        hooks = _groups(grouped_uninstall(config, path), path)
+        for event, (matcher, timeout) in events.items():
+            entry = {"type": "command", "command": cmd, "timeout": timeout}
+            group: dict[str, Any] = {"matcher": matcher} if matcher else {}
+            group["hooks"] = [entry]
+            hooks.setdefault(event, []).append(group)
+        return config
+
+    return install
 
 
-def claude_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
-    """Claude Code's settings without walkback's hooks (groups left empty by that are dropped)."""
+def grouped_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A grouped config without walkback's hooks (groups left empty by that are dropped)."""
     hooks = _groups(config, path)
     for event in list(hooks):
         kept = []
@@ -107,7 +114,7 @@ def claude_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
     return config
 
 
-def claude_installed(config: dict[str, Any]) -> list[str]:
+def grouped_installed(config: dict[str, Any]) -> list[str]:
     """The events walkback's hooks are installed on."""
     hooks = config.get("hooks")
     if not isinstance(hooks, dict):
@@ -125,6 +132,88 @@ def claude_installed(config: dict[str, Any]) -> list[str]:
     )
 
 
+# -- Codex, Gemini CLI ----------------------------------------------------------------------------
+
+CODEX_TOOLS = "apply_patch|Bash"
+"""Codex's tools that change files or run commands, as its hooks name them (the shell is ``Bash``)."""
+CODEX_EVENTS: Events = {
+    "PreToolUse": (CODEX_TOOLS, 60),
+    "PostToolUse": (CODEX_TOOLS, 60),
+    "PreCompact": (None, 120),
+    "SessionStart": (None, 300),
+}
+"""Codex's ``hooks.json`` (Claude Code's shape, timeouts in seconds)."""
+CODEX_TRUST = (
+    "Codex runs these hooks once you trust them: open /hooks in codex and trust walkback's "
+    "(a project's hooks also need the project trusted)"
+)
+GEMINI_TOOLS = "write_file|replace|run_shell_command"
+GEMINI_EVENTS: Events = {
+    "BeforeTool": (GEMINI_TOOLS, 60_000),
+    "AfterTool": (GEMINI_TOOLS, 60_000),
+    "PreCompress": (None, 120_000),
+    "SessionStart": (None, 300_000),
+}
+"""Gemini CLI's ``settings.json`` ``hooks`` (Claude Code's shape, timeouts in milliseconds)."""
+
+
+def codex_home(home: Path) -> Path:
+    """Codex's user config folder: ``$CODEX_HOME``, else ``~/.codex``."""
+    return Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
+
+
+# -- Copilot CLI -----------------------------------------------------------------------------------
+
+COPILOT_EVENTS = {"preToolUse": 60, "postToolUse": 60, "postToolUseFailure": 60, "sessionStart": 300}
+"""Copilot CLI's events (camelCase: its own payloads and tool names) -> ``timeoutSec``. Its entries
+take no matcher here: every tool call runs the hook, which journals only the mutating ones."""
+
+
+def copilot_home(home: Path) -> Path:
+    """Copilot's user config folder: ``$COPILOT_HOME``, else ``~/.copilot``."""
+    return Path(os.environ["COPILOT_HOME"]) if os.environ.get("COPILOT_HOME") else home / ".copilot"
+
+
+def _copilot_ours(entry: dict[str, Any]) -> bool:
+    return ours(entry.get("bash")) or ours(entry.get("command"))
+
+
+def copilot_install(config: dict[str, Any], cmd: str, path: Path) -> dict[str, Any]:
+    """A ``.github/hooks/*.json`` (``{"version": 1, "hooks": {event: [entry]}}``) with walkback's
+    entries (``{"type": "command", "bash", "timeoutSec"}``)."""
+    hooks = _groups(copilot_uninstall(config, path), path)
+    config.setdefault("version", 1)
+    for event, timeout in COPILOT_EVENTS.items():
+        hooks.setdefault(event, []).append({"type": "command", "bash": cmd, "timeoutSec": timeout})
+    return config
+
+
+def copilot_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The config without walkback's entries (events left empty by that are dropped)."""
+    hooks = _groups(config, path)
+    for event in list(hooks):
+        kept = [e for e in hooks[event] if not _copilot_ours(e)]
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del config["hooks"]
+    return config
+
+
+def copilot_installed(config: dict[str, Any]) -> list[str]:
+    """The events walkback's entries are on."""
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    return sorted(
+        event
+        for event, entries in hooks.items()
+        if isinstance(entries, list) and any(isinstance(e, dict) and _copilot_ours(e) for e in entries)
+    )
+
+
 @dataclass(frozen=True)
 class AgentConfig:
     """Where one agent keeps its hook config and how walkback's entries go in and out of it."""
@@ -139,6 +228,8 @@ class AgentConfig:
     installed: Callable[[dict[str, Any]], list[str]]
     events: tuple[str, ...]
     """Every event an install writes (what ``status`` checks for)."""
+    notice: str = ""
+    """What the user must still do before the agent runs the hooks (printed by an install)."""
 
 
 CONFIGS: dict[str, AgentConfig] = {
@@ -146,10 +237,38 @@ CONFIGS: dict[str, AgentConfig] = {
         "claude-code",
         lambda ws: ws / ".claude" / "settings.json",
         lambda home: home / ".claude" / "settings.json",
-        claude_install,
-        claude_uninstall,
-        claude_installed,
+        grouped_install(CLAUDE_EVENTS),
+        grouped_uninstall,
+        grouped_installed,
         tuple(CLAUDE_EVENTS),
+    ),
+    "codex": AgentConfig(
+        "codex",
+        lambda ws: ws / ".codex" / "hooks.json",
+        lambda home: codex_home(home) / "hooks.json",
+        grouped_install(CODEX_EVENTS),
+        grouped_uninstall,
+        grouped_installed,
+        tuple(CODEX_EVENTS),
+        CODEX_TRUST,
+    ),
+    "gemini-cli": AgentConfig(
+        "gemini-cli",
+        lambda ws: ws / ".gemini" / "settings.json",
+        lambda home: home / ".gemini" / "settings.json",
+        grouped_install(GEMINI_EVENTS),
+        grouped_uninstall,
+        grouped_installed,
+        tuple(GEMINI_EVENTS),
+    ),
+    "copilot-cli": AgentConfig(
+        "copilot-cli",
+        lambda ws: ws / ".github" / "hooks" / "walkback.json",
+        lambda home: copilot_home(home) / "hooks" / "walkback.json",
+        copilot_install,
+        copilot_uninstall,
+        copilot_installed,
+        tuple(COPILOT_EVENTS),
     ),
 }
 """Agent -> its config writer. Another agent: a table entry (and its adapter in agent/hooks/)."""

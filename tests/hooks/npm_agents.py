@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from walkback.journal.reader import read_records, scan
+
+from walkback.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / ".venv" / "node" / "node_modules"
@@ -117,3 +120,38 @@ def hook(agent: str, data: dict[str, Any], env: dict[str, str]) -> subprocess.Co
         capture_output=True,
         timeout=30,
     )
+
+
+def hooks_cli(*args: str, env: dict[str, str] | None = None) -> str:
+    """``walkback hooks ARGS`` in process; asserts exit 0 and returns what it printed."""
+    r = CliRunner().invoke(cli, ["hooks", *args], env=env, catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return str(r.output)
+
+
+def install_round_trip(agent: str, ws: Path, config: Path, users: dict[str, Any]) -> dict[str, Any]:
+    """Install twice into a config holding the user's own hooks and keys, then uninstall: the
+    second install changes nothing, the uninstall gives the user's config back, a backup stays.
+    Returns the config as installed."""
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps(users, indent=4))
+    where = ("--agent", agent, "--workspace", str(ws))
+    assert "installed on" in hooks_cli("install", *where)
+    installed: dict[str, Any] = json.loads(config.read_text())
+    assert "already installed" in hooks_cli("install", *where)
+    assert json.loads(config.read_text()) == installed
+    (row,) = [r for r in json.loads(hooks_cli("status", *where, "--json")) if r["scope"] == "project"]
+    assert row["installed"] and row["config"] == str(config) and not row["missing"]
+    assert "removed" in hooks_cli("uninstall", *where)
+    assert json.loads(config.read_text()) == users
+    assert json.loads(config.with_name(config.name + ".walkback-backup").read_text()) == installed
+    return installed
+
+
+def refuses_malformed(agent: str, ws: Path, config: Path) -> None:
+    """A config that is not JSON is refused with one line naming it, and left untouched."""
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"hooks": [')
+    r = CliRunner().invoke(cli, ["hooks", "install", "--agent", agent, "--workspace", str(ws)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and str(config) in r.output
+    assert config.read_text() == '{"hooks": ['

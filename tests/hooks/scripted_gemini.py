@@ -29,9 +29,7 @@ def text(words: str) -> Part:
 
 def _chunk(parts: list[Part]) -> dict[str, Any]:
     return {
-        "candidates": [
-            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
-        ],
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
         "modelVersion": "gemini-2.5-flash",
     }

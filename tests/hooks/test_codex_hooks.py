@@ -18,9 +18,11 @@ from npm_agents import (
     base_env,
     commit_of,
     hook,
-    hook_command,
+    hooks_cli,
+    install_round_trip,
     of,
     payload,
+    refuses_malformed,
     run_agent,
     session_journal,
     sha,
@@ -32,7 +34,6 @@ PATCH = (
     "*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    return 'hi'\n+    return 'hello'\n"
     "*** Add File: notes.txt\n+one\n+two\n*** End Patch\n"
 )
-HOOKED = ("PreToolUse", "PostToolUse", "SessionStart")
 
 
 @pytest.fixture
@@ -56,10 +57,8 @@ def codex_home(home: Path, ws: Path, base_url: str) -> Path:
 
 
 def install_hooks(ws: Path) -> None:
-    """The project's ``.codex/hooks.json`` running the hook command on each hooked event."""
-    entry = [{"hooks": [{"type": "command", "command": hook_command("codex"), "timeout": 60}]}]
-    (ws / ".codex").mkdir(exist_ok=True)
-    (ws / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {e: entry for e in HOOKED}}))
+    """``walkback hooks install --agent codex``: the project's ``.codex/hooks.json``."""
+    hooks_cli("install", "--agent", "codex", "--workspace", str(ws))
 
 
 def codex(tmp_path: Path, ws: Path, model: ScriptedResponses) -> dict[str, str]:
@@ -171,3 +170,31 @@ def test_a_patch_that_does_not_apply_has_no_expected_hash(tmp_path: Path) -> Non
     _, records = session_journal(tmp_path / "wb", "codex")
     (intent,) = of(records, "intent")
     assert intent["pre"] == sha(b"something else\n") and "post" not in intent
+
+
+USERS = {
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    }
+}
+
+
+def test_install_merges_into_the_users_hooks_json_and_uninstall_gives_it_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    installed = install_round_trip("codex", ws, ws / ".codex" / "hooks.json", USERS)
+    assert installed["hooks"]["Stop"] == USERS["hooks"]["Stop"]
+    assert installed["hooks"]["PreToolUse"][0] == USERS["hooks"]["PreToolUse"][0]
+    assert installed["hooks"]["PreToolUse"][1]["matcher"] == "apply_patch|Bash"
+    assert sorted(installed["hooks"]) == ["PostToolUse", "PreCompact", "PreToolUse", "SessionStart", "Stop"]
+    refuses_malformed("codex", ws, ws / ".codex" / "hooks.json")
+
+
+def test_user_scope_writes_codex_home(tmp_path: Path) -> None:
+    out = hooks_cli(
+        "install", "--agent", "codex", "--scope", "user", env={"CODEX_HOME": str(tmp_path / "cx")}
+    )
+    assert "/hooks" in out  # the install says the hooks must be trusted before Codex runs them
+    assert "PreToolUse" in json.loads((tmp_path / "cx" / "hooks.json").read_text())["hooks"]

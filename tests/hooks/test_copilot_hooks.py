@@ -18,9 +18,11 @@ from npm_agents import (
     base_env,
     commit_of,
     hook,
-    hook_command,
+    hooks_cli,
+    install_round_trip,
     of,
     payload,
+    refuses_malformed,
     run_agent,
     session_journal,
     sha,
@@ -29,7 +31,6 @@ from scripted_openai import ScriptedResponses, custom_call, function_call, messa
 
 SYNTHESIZED = re.compile(r"^\d+:[0-9a-f]{16}$")
 """A call id the core makes for an agent that gives none: ``<lsn>:<input digest>``."""
-EVENTS = ("preToolUse", "postToolUse", "postToolUseFailure", "sessionStart")
 
 
 @pytest.fixture
@@ -46,11 +47,8 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def install_hooks(ws: Path) -> None:
-    """The repository's ``.github/hooks/walkback.json`` running the hook command on each event."""
-    entry = [{"type": "command", "bash": hook_command("copilot-cli"), "timeoutSec": 60}]
-    (ws / ".github" / "hooks").mkdir(parents=True, exist_ok=True)
-    config = {"version": 1, "hooks": {e: entry for e in EVENTS}}
-    (ws / ".github" / "hooks" / "walkback.json").write_text(json.dumps(config))
+    """``walkback hooks install --agent copilot-cli``: the repository's ``.github/hooks/walkback.json``."""
+    hooks_cli("install", "--agent", "copilot-cli", "--workspace", str(ws))
 
 
 def copilot(tmp_path: Path, ws: Path, model: ScriptedResponses, cache: Path, name: str) -> None:
@@ -156,3 +154,29 @@ def test_pascal_case_payloads_are_journaled_the_same(tmp_path: Path) -> None:
     (intent,) = of(records, "intent")
     assert (intent["tool"], intent["target"], intent["post"]) == ("Write", "notes.txt", sha(b"one\ntwo\n"))
     assert_files_journaled(records, ws)
+
+
+USERS = {
+    "version": 1,
+    "hooks": {
+        "preToolUse": [{"type": "command", "bash": "./guard.sh", "timeoutSec": 5}],
+        "sessionEnd": [{"type": "command", "bash": "notify-send done"}],
+    },
+}
+
+
+def test_install_merges_into_a_hooks_file_and_uninstall_gives_it_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    installed = install_round_trip("copilot-cli", ws, ws / ".github" / "hooks" / "walkback.json", USERS)
+    assert installed["hooks"]["preToolUse"][0] == USERS["hooks"]["preToolUse"][0]
+    assert installed["hooks"]["preToolUse"][1]["timeoutSec"] == 60
+    events = ["postToolUse", "postToolUseFailure", "preToolUse", "sessionEnd", "sessionStart"]
+    assert sorted(installed["hooks"]) == events and installed["version"] == 1
+    refuses_malformed("copilot-cli", ws, ws / ".github" / "hooks" / "walkback.json")
+
+
+def test_user_scope_writes_copilot_home(tmp_path: Path) -> None:
+    hooks_cli(
+        "install", "--agent", "copilot-cli", "--scope", "user", env={"COPILOT_HOME": str(tmp_path / "cp")}
+    )
+    assert "preToolUse" in json.loads((tmp_path / "cp" / "hooks" / "walkback.json").read_text())["hooks"]

@@ -18,9 +18,11 @@ from npm_agents import (
     base_env,
     commit_of,
     hook,
-    hook_command,
+    hooks_cli,
+    install_round_trip,
     of,
     payload,
+    refuses_malformed,
     run_agent,
     session_journal,
     sha,
@@ -29,7 +31,6 @@ from scripted_gemini import ScriptedGemini, call, text
 
 SYNTHESIZED = re.compile(r"^\d+:[0-9a-f]{16}$")
 """A call id the core makes for an agent that gives none: ``<lsn>:<input digest>``."""
-TOOLS = "write_file|replace|run_shell_command"
 
 
 @pytest.fixture
@@ -40,15 +41,8 @@ def model() -> Iterator[ScriptedGemini]:
 
 
 def install_hooks(ws: Path) -> None:
-    """The project's ``.gemini/settings.json`` running the hook command on each hooked event."""
-    entry = {"type": "command", "command": hook_command("gemini-cli"), "timeout": 60000}
-    hooks = {
-        "BeforeTool": [{"matcher": TOOLS, "hooks": [entry]}],
-        "AfterTool": [{"matcher": TOOLS, "hooks": [entry]}],
-        "SessionStart": [{"hooks": [entry]}],
-    }
-    (ws / ".gemini").mkdir(exist_ok=True)
-    (ws / ".gemini" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    """``walkback hooks install --agent gemini-cli``: the project's ``.gemini/settings.json``."""
+    hooks_cli("install", "--agent", "gemini-cli", "--workspace", str(ws))
 
 
 def gemini(tmp_path: Path, ws: Path, model: ScriptedGemini) -> None:
@@ -161,3 +155,36 @@ def test_an_after_tool_with_an_error_closes_the_intent_as_failed(tmp_path: Path)
     closing = commit_of(records, intent)
     assert closing["type"] == "fail" and "File not found" in closing["error"]
     assert closing["call"] == intent["call"]
+
+
+USERS = {
+    "general": {"vimMode": True},
+    "hooks": {
+        "BeforeTool": [
+            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+        ],
+        "AfterAgent": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+}
+
+
+def test_install_merges_into_the_users_settings_and_uninstall_gives_them_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    installed = install_round_trip("gemini-cli", ws, ws / ".gemini" / "settings.json", USERS)
+    assert installed["general"] == USERS["general"]
+    assert installed["hooks"]["BeforeTool"][0] == USERS["hooks"]["BeforeTool"][0]
+    ours = installed["hooks"]["BeforeTool"][1]
+    assert ours["matcher"] == "write_file|replace|run_shell_command" and ours["hooks"][0]["timeout"] == 60_000
+    assert sorted(installed["hooks"]) == [
+        "AfterAgent",
+        "AfterTool",
+        "BeforeTool",
+        "PreCompress",
+        "SessionStart",
+    ]
+    refuses_malformed("gemini-cli", ws, ws / ".gemini" / "settings.json")
+
+
+def test_user_scope_writes_the_home_settings(tmp_path: Path) -> None:
+    hooks_cli("install", "--agent", "gemini-cli", "--scope", "user", env={"HOME": str(tmp_path)})
+    assert "BeforeTool" in json.loads((tmp_path / ".gemini" / "settings.json").read_text())["hooks"]

@@ -84,6 +84,8 @@ def install(agent: str, scope: str, workspace: Path, on_failure: str) -> None:
         return
     kept = f" (previous version kept as {change.backup})" if change.backup else ""
     click.echo(safe(f"{path}: walkback's hooks installed on {', '.join(change.events)}{kept}"))
+    if setup.CONFIGS[agent].notice:
+        click.echo(setup.CONFIGS[agent].notice)
 
 
 @hooks.command()
