@@ -15,6 +15,8 @@ from typing import Any
 
 from nicegui import app, ui
 from starlette.middleware.gzip import GZipMiddleware
+from walkback.importers.archive.store import Archive
+from walkback.importers.registry import split_part
 from walkback.journal.errors import WalkbackError
 
 from .pages import register_pages
@@ -92,8 +94,10 @@ def build(
     token: str | None = None,
     poll: float | None = POLL_SECONDS,
     host: str = "127.0.0.1",
+    archive: Archive | None = None,
 ) -> None:
-    """Register middleware, static files, pages and the live-follow poller on NiceGUI's app.
+    """Register middleware, static files, pages and the live-follow poller on NiceGUI's app
+    (with an ``archive``, "/" is the home page over it).
 
     With a ``token`` every request needs it; without one (loopback) every request must name this
     machine in its ``Host`` (:class:`~.security.HostMiddleware`).
@@ -106,7 +110,7 @@ def build(
     else:
         app.add_middleware(HostMiddleware, allowed=allowed_hosts(host))
     app.add_static_files("/static", STATIC)
-    register_pages(store)
+    register_pages(store, archive)
     collector = Collections()
     app.on_startup(collector.start)  # first: its full collection walks the start-up heap, not a
     app.on_startup(store.start)  # session being read (and does not hold the loader up meanwhile)
@@ -148,8 +152,10 @@ def make_store(
     analyzer: Analyzer | None = None,
     loader: Loader | None = None,
     detect: Callable[[Path], Any] | None = None,
+    expand: bool = True,
 ) -> SessionStore:
-    """A store over ``paths`` (folders of runs expanded) using the importer registry by default."""
+    """A store over ``paths`` (folders of runs expanded, unless ``expand`` is False: the archive's
+    sessions, each a session already) using the importer registry by default."""
     from walkback import importers
 
     for p in paths:
@@ -159,7 +165,7 @@ def make_store(
     store = SessionStore(
         paths,
         loader=loader or importers.load_chunks,
-        detect=detect or importers.detect,
+        detect=(detect or importers.detect) if expand else None,
         workspace=workspace,
         analyzer=analyzer,
     )
@@ -179,8 +185,11 @@ def serve(
     token: str | None = None,
     analyzer: Analyzer | None = None,
     announce: Callable[[str], None] | None = None,
+    archive: Archive | None = None,
 ) -> None:
-    """Serve the viewer until interrupted. A non-loopback ``host`` requires ``token``.
+    """Serve the viewer until interrupted. A non-loopback ``host`` requires ``token``. With an
+    ``archive``, "/" is its home page and every session it indexed (whose files are still here)
+    can be opened.
 
     ``announce`` receives the URL to open (with the token) just before the server starts.
     """
@@ -193,11 +202,14 @@ def serve(
             raise ViewerError(NATIVE_NO_DISPLAY)
     if needs_token(host) and not token:
         raise ViewerError(f"host {host} is reachable from other machines: a token is required")
-    store = make_store(paths, workspace=workspace, analyzer=analyzer)
+    if archive is not None:
+        indexed = [Path(s["path"]) for s in archive.sessions(limit=10**9)]
+        paths = [*paths, *(p for p in indexed if p.exists() or split_part(p)[0].exists())]
+    store = make_store(paths, workspace=workspace, analyzer=analyzer, expand=archive is None)
     if not native:
         _check_port(host, port)
-    build(store, token=token, host=host)
-    path = start_path(store)
+    build(store, token=token, host=host, archive=archive)
+    path = "/" if archive is not None else start_path(store)
     if announce is not None:
         announce("a desktop window" if native else start_url(host, port, path, token))
     if native:

@@ -8,10 +8,12 @@ from contextlib import contextmanager
 from fastapi import Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from nicegui import app, ui
+from walkback.importers.archive.store import Archive
 from walkback.journal.blobs import parse_hash
 from walkback.journal.errors import BlobError
 from walkback.timeline.query import Query
 
+from .components.archive_home import ArchiveHome
 from .components.session_list import SessionList
 from .session_page import SessionPage, parse_step
 from .store import PAGE, SessionStore
@@ -32,9 +34,13 @@ def frame(title: str) -> Iterator[ui.row]:
         yield top
 
 
-def register_pages(store: SessionStore) -> None:
+def register_pages(store: SessionStore, archive: Archive | None = None) -> None:
     @ui.page("/")
-    def session_list() -> RedirectResponse | None:
+    def session_list(request: Request) -> RedirectResponse | None:
+        if archive is not None:  # walkback view --archive: the home page over every indexed session
+            with frame("archive"):
+                ArchiveHome(archive, dict(request.query_params)).build()
+            return None
         if len(store.entries) == 1:  # one session (e.g. the native window, which always opens "/")
             return RedirectResponse(f"/s/{next(iter(store.entries))}")
         with frame("sessions"):

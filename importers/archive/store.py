@@ -356,12 +356,53 @@ class Archive:
         ).fetchall()
         return [dict(zip(CHANGE_COLUMNS, r, strict=True)) for r in rows]
 
-    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
-        """The newest sessions' rows."""
+    def sessions(self, *, limit: int = 200, **where: str) -> list[dict[str, Any]]:
+        """The newest sessions' rows, those whose columns equal ``where``'s values (agent, status,
+        workspace, day) when given."""
+        chosen = {k: v for k, v in where.items() if v}
+        unknown = set(chosen) - {"agent", "status", "workspace", "day"}
+        if unknown:
+            raise ArchiveError(f"sessions cannot be chosen by {', '.join(sorted(unknown))}")
+        clause = " AND ".join(f"{k} = ?" for k in chosen)
         rows = self._run(
-            f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions ORDER BY start_ts DESC LIMIT ?", [limit]
+            f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions {'WHERE ' + clause if clause else ''} "
+            "ORDER BY start_ts DESC LIMIT ?",
+            [*chosen.values(), limit],
         ).fetchall()
         return [dict(zip(SESSION_COLUMNS, r, strict=True)) for r in rows]
+
+    def sessions_per_day(self) -> list[tuple[str, str, int]]:
+        """``(day, agent, sessions)`` by the day each session started."""
+        rows = self._run(
+            "SELECT day, agent, COUNT(*) FROM sessions GROUP BY day, agent ORDER BY day"
+        ).fetchall()
+        return [(r[0] or "", r[1] or "", int(r[2])) for r in rows]
+
+    def usage_per_day(self) -> list[tuple[str, str, str, int, int, float]]:
+        """``(day, agent, model, input tokens, output tokens, cost)`` by day, agent and model."""
+        rows = self._run(
+            "SELECT day, agent, model, SUM(input_tokens), SUM(output_tokens), SUM(cost) FROM usage "
+            "GROUP BY day, agent, model ORDER BY day"
+        ).fetchall()
+        return [(r[0] or "", r[1] or "", r[2] or "", int(r[3]), int(r[4]), float(r[5])) for r in rows]
+
+    def most_edited(self, limit: int = 10) -> list[tuple[str, int, int]]:
+        """``(path, changes, sessions)`` of the files changed most often."""
+        rows = self._run(
+            "SELECT path, COUNT(*), COUNT(DISTINCT session) FROM changes GROUP BY path "
+            "ORDER BY COUNT(*) DESC, path LIMIT ?",
+            [limit],
+        ).fetchall()
+        return [(r[0], int(r[1]), int(r[2])) for r in rows]
+
+    def rates(self) -> list[tuple[str, int, int, int, int]]:
+        """``(agent, sessions, crashed, failed sessions, events)`` per agent, most sessions first."""
+        rows = self._run(
+            "SELECT agent, COUNT(*), SUM(crashed), "
+            "SUM(CASE WHEN status = 'failed' OR failures > 0 THEN 1 ELSE 0 END), SUM(events) "
+            "FROM sessions GROUP BY agent ORDER BY COUNT(*) DESC"
+        ).fetchall()
+        return [(r[0] or "", int(r[1]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)) for r in rows]
 
     def session(self, sid: str) -> dict[str, Any] | None:
         row = self._run(f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions WHERE id = ?", [sid]).fetchone()

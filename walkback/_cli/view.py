@@ -25,21 +25,43 @@ from .common import handle_errors, say_verification
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="Working tree to compare post hashes with (the file now and at git HEAD).",
 )
+@click.option(
+    "--archive",
+    "with_archive",
+    is_flag=True,
+    help="Open on the archive's home page (`walkback index` builds it).",
+)
+@click.option(
+    "--db", "url", default=None, help="The archive to open [default: $WALKBACK_HOME/archive.sqlite]."
+)
 @handle_errors
 def view(
-    paths: tuple[Path, ...], host: str, port: int, no_open: bool, native: bool, workspace: Path | None
+    paths: tuple[Path, ...],
+    host: str,
+    port: int,
+    no_open: bool,
+    native: bool,
+    workspace: Path | None,
+    with_archive: bool,
+    url: str | None,
 ) -> None:
     """Replay journals, run dirs, or a folder of runs step by step in the browser.
 
     Without PATH: the sessions ``walkback sessions`` finds on this machine. Input that is not a
-    session fails at once, with the line and exit code ``walkback show`` gives.
+    session fails at once, with the line and exit code ``walkback show`` gives. ``--archive``:
+    search, facets, sessions and a dashboard over every indexed session, each hit opening its step.
     """
     from walkback.journal.recovery import analyze
     from walkback.viewer.app import serve
     from walkback.viewer.security import needs_token, new_token
 
+    archive = None
+    if with_archive or url:
+        from walkback.importers.archive.store import Archive
+
+        archive = Archive.open(url, create=False)
     serve(
-        usable(paths) if paths else on_this_machine(),
+        usable(paths) if paths or archive else on_this_machine(),
         host=host,
         port=port,
         open=not no_open,
@@ -48,6 +70,7 @@ def view(
         token=new_token() if needs_token(host) else None,
         analyzer=analyze,
         announce=lambda url: click.echo(f"walkback viewer: {url}  (Ctrl+C to stop)", err=True),
+        archive=archive,
     )
 
 
