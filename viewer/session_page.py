@@ -51,6 +51,11 @@ def parse_step(text: str | None) -> int | None:
     return n - 1 if n >= 1 else None
 
 
+WATCH_SECONDS = 0.1
+"""How often a page asks whether its session was read again (a version compare): with the store's
+poll, a step a live session's journal fsyncs is shown within a second (docs/hooks.md)."""
+
+
 class SessionPage:
     """One browser tab showing one session."""
 
@@ -74,7 +79,7 @@ class SessionPage:
     def build(self) -> None:
         self.body = ui.column().classes("w-full gap-1 wb-page")
         self.player = ui.timer(1.0, self._tick, active=False)
-        ui.timer(0.25, self._watch)
+        ui.timer(WATCH_SECONDS, self._watch)
         ui.on("wb_key", self._key)
         ui.on("wb_popstate", self._popstate)
         ui.on("wb_pick", self._link_pick)
