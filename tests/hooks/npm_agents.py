@@ -155,3 +155,10 @@ def refuses_malformed(agent: str, ws: Path, config: Path) -> None:
     r = CliRunner().invoke(cli, ["hooks", "install", "--agent", agent, "--workspace", str(ws)])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and str(config) in r.output
     assert config.read_text() == '{"hooks": ['
+
+
+def crash_before_the_tool(agent: str, pre: dict[str, Any], target: Path, env: dict[str, str]) -> None:
+    """A session that died after its pre-tool hook, with the file left torn: the intent is
+    journaled (by the real hook command), then the file is overwritten with junk."""
+    assert hook(agent, pre, env).returncode == 0
+    target.write_bytes(b"\x00torn half-written junk")

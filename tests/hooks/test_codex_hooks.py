@@ -17,6 +17,7 @@ from npm_agents import (
     assert_files_journaled,
     base_env,
     commit_of,
+    crash_before_the_tool,
     hook,
     hooks_cli,
     install_round_trip,
@@ -196,5 +197,23 @@ def test_user_scope_writes_codex_home(tmp_path: Path) -> None:
     out = hooks_cli(
         "install", "--agent", "codex", "--scope", "user", env={"CODEX_HOME": str(tmp_path / "cx")}
     )
-    assert "/hooks" in out  # the install says the hooks must be trusted before Codex runs them
+    assert "trust them" in out  # the install says the hooks must be trusted before Codex runs them
     assert "PreToolUse" in json.loads((tmp_path / "cx" / "hooks.json").read_text())["hooks"]
+
+
+def test_a_new_session_after_a_crash_restores_the_torn_file_and_briefs_codex(
+    tmp_path: Path, model: ScriptedResponses
+) -> None:
+    """The crashed session: the captured apply_patch payload shape through the hook command."""
+    ws = tmp_path / "ws"
+    make_repo(ws, {"app.py": APP})
+    install_hooks(ws)
+    fields = {"cwd": str(ws), "transcript_path": str(tmp_path / "none.jsonl"), "session_id": "crashed"}
+    pre = payload("codex", "pre_apply_patch_add", **fields, tool_input={"command": PATCH})
+    crash_before_the_tool("codex", pre, ws / "app.py", {"WALKBACK_HOME": str(tmp_path / "wb")})
+    model.turns = [[message("continuing")]]
+    codex(tmp_path, ws, model)
+
+    assert (ws / "app.py").read_text() == "def greet():\n    return 'hello'\n"  # restored, then redone
+    assert (ws / "notes.txt").read_text() == "one\ntwo\n"
+    assert "walkback recovered session crashed" in json.dumps(model.requests[0]["body"]["input"])

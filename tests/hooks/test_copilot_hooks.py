@@ -17,6 +17,7 @@ from npm_agents import (
     assert_files_journaled,
     base_env,
     commit_of,
+    crash_before_the_tool,
     hook,
     hooks_cli,
     install_round_trip,
@@ -180,3 +181,21 @@ def test_user_scope_writes_copilot_home(tmp_path: Path) -> None:
         "install", "--agent", "copilot-cli", "--scope", "user", env={"COPILOT_HOME": str(tmp_path / "cp")}
     )
     assert "preToolUse" in json.loads((tmp_path / "cp" / "hooks" / "walkback.json").read_text())["hooks"]
+
+
+def test_a_new_session_after_a_crash_restores_the_torn_file_and_briefs_copilot(
+    tmp_path: Path, model: ScriptedResponses, cache: Path
+) -> None:
+    """The crashed session: the captured camelCase pre_edit payload through the hook command."""
+    ws = tmp_path / "ws"
+    make_repo(ws, {"notes.txt": b"one\ntwo\n"})
+    install_hooks(ws)
+    args = {"path": str(ws / "notes.txt"), "old_str": "two", "new_str": "three"}
+    pre = payload("copilot-cli", "pre_edit", cwd=str(ws), sessionId="crashed", toolArgs=args)
+    env = {"WALKBACK_HOME": str(tmp_path / "wb"), "COPILOT_HOME": str(tmp_path / "home" / ".copilot")}
+    crash_before_the_tool("copilot-cli", pre, ws / "notes.txt", env)
+    model.turns = [[message("continuing")]]
+    copilot(tmp_path, ws, model, cache, "gpt-4.1")
+
+    assert (ws / "notes.txt").read_bytes() == b"one\nthree\n"  # restored from the pre-image, then redone
+    assert "walkback recovered session crashed" in json.dumps(model.requests[0]["body"]["input"])

@@ -17,6 +17,7 @@ from npm_agents import (
     assert_files_journaled,
     base_env,
     commit_of,
+    crash_before_the_tool,
     hook,
     hooks_cli,
     install_round_trip,
@@ -188,3 +189,20 @@ def test_install_merges_into_the_users_settings_and_uninstall_gives_them_back(tm
 def test_user_scope_writes_the_home_settings(tmp_path: Path) -> None:
     hooks_cli("install", "--agent", "gemini-cli", "--scope", "user", env={"HOME": str(tmp_path)})
     assert "BeforeTool" in json.loads((tmp_path / ".gemini" / "settings.json").read_text())["hooks"]
+
+
+def test_a_new_session_after_a_crash_restores_the_torn_file_and_briefs_gemini(
+    tmp_path: Path, model: ScriptedGemini
+) -> None:
+    """The crashed session: the captured before_replace payload through the hook command."""
+    ws = tmp_path / "ws"
+    make_repo(ws, {"notes.txt": b"one\ntwo\n"})
+    install_hooks(ws)
+    fields = {"cwd": str(ws), "transcript_path": str(tmp_path / "none.json"), "session_id": "crashed"}
+    pre = payload("gemini-cli", "before_replace", **fields)
+    crash_before_the_tool("gemini-cli", pre, ws / "notes.txt", {"WALKBACK_HOME": str(tmp_path / "wb")})
+    model.turns = [[text("continuing")]]
+    gemini(tmp_path, ws, model)
+
+    assert (ws / "notes.txt").read_bytes() == b"one\nthree\n"  # restored from the pre-image, then redone
+    assert "walkback recovered session crashed" in json.dumps(model.requests[0]["body"]["contents"])
