@@ -59,30 +59,27 @@ def payload(
     return p
 
 
-def hook(home: Path, data: dict[str, Any] | bytes, *flags: str) -> subprocess.CompletedProcess[str]:
-    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
-    return subprocess.run(
-        [sys.executable, "-m", "walkback.agent.hooks", "claude-code", *flags],
-        input=raw.decode(errors="replace"),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "WALKBACK_HOME": str(home)},
-    )
-
-
-def start(home: Path, data: dict[str, Any] | bytes, *flags: str) -> subprocess.Popen[str]:
+def start(home: Path, data: dict[str, Any] | bytes, *flags: str) -> subprocess.Popen[bytes]:
+    """The hook command started as the agent starts it, the payload written to its stdin."""
     p = subprocess.Popen(
         [sys.executable, "-m", "walkback.agent.hooks", "claude-code", *flags],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
         env={**os.environ, "WALKBACK_HOME": str(home)},
     )
     assert p.stdin is not None
-    p.stdin.write(json.dumps(data))
+    p.stdin.write(data if isinstance(data, bytes) else json.dumps(data).encode())
     p.stdin.close()
     return p
+
+
+def hook(home: Path, data: dict[str, Any] | bytes, *flags: str) -> subprocess.CompletedProcess[str]:
+    """The hook command run to its end: its exit code, stdout and stderr."""
+    p = start(home, data, *flags)
+    assert p.stdout is not None and p.stderr is not None
+    out, err = p.stdout.read(), p.stderr.read()  # a few lines: no pipe fills up
+    return subprocess.CompletedProcess(p.args, p.wait(), out.decode(), err.decode())
 
 
 def journal(home: Path) -> Path:
