@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from walkback.timeline.builder import SessionBuilder
+from walkback.timeline.clock import MinuteClock
 
+from ..base import HEAD_BYTES
 from ..records import BOM
 from ._read import AGENT, UI, Spawn, TaskReader, ui_file
 
@@ -28,7 +30,8 @@ _SIGNS = (b'"isAnswered"', b'"autoApprovalDecision"', b'"apiProtocol"', b'"subta
 CLOCK_SLACK = 1.0
 """Seconds a subtask's first message may seem to precede the call that started it."""
 FIRST_MESSAGE_BYTES = 1 << 20
-"""Bytes of a sibling's UI messages read to find its first message (the task it was given)."""
+"""Bytes of a sibling's UI messages read at most to find its first message (the task it was given);
+the first 64 KiB are enough but for a task pasted in whole."""
 
 
 def _first(data: bytes) -> dict[str, object] | None:
@@ -58,13 +61,15 @@ def _task_of(folder: Path) -> tuple[str, float] | None:
     """A task folder's first message text and time (what it was asked), or None."""
     try:
         with open(folder / UI, "rb") as f:
-            first = _first(f.read(FIRST_MESSAGE_BYTES))
+            data = f.read(HEAD_BYTES)
+            first = _first(data)
+            if first is None and len(data) == HEAD_BYTES:  # a first message longer than the head
+                first = _first(data + f.read(FIRST_MESSAGE_BYTES - HEAD_BYTES))
     except OSError:
         return None
     if first is None or not isinstance(first.get("text"), str):
         return None
-    ts = first.get("ts")
-    return str(first["text"]).strip(), float(ts) / 1000 if isinstance(ts, (int, float)) else float("nan")
+    return str(first["text"]).strip(), MinuteClock()(first.get("ts"))  # as the reader reads times
 
 
 class Subtasks:

@@ -5,6 +5,7 @@ The folders are built from Roo Code's source by ``test_roo_code/make_fixtures.py
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -139,3 +140,22 @@ def test_our_own_orphans_a_call_without_its_folder_and_a_subtask_that_never_repo
 
 def test_mutated_roo_tasks_never_raise_a_traceback() -> None:
     assert check(TASKS / CHILD, 150) == []
+
+
+def test_a_subtask_given_a_long_task_is_found_past_the_first_64_kib(tmp_path: Path) -> None:
+    """Our own case: the newTask content is 100 KB (a pasted spec), longer than a head."""
+    spec = "Implement the spec below.\n" + "- requirement\n" * 8000
+    tasks = tmp_path / "tasks"
+    parent, child = tasks / "p", tasks / "c"
+    for folder in (parent, child):
+        folder.mkdir(parents=True)
+    call = {"tool": "newTask", "mode": "code", "content": spec}
+    (parent / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1000, "type": "say", "say": "text", "text": "delegate it"},
+        {"ts": 2000, "type": "ask", "ask": "tool", "text": json.dumps(call), "isAnswered": True},
+    ]))  # fmt: skip
+    (child / "ui_messages.json").write_text(
+        json.dumps([{"ts": 2500, "type": "say", "say": "text", "text": spec}])
+    )
+    s = load(parent)
+    assert list(s.agents) == ["main", "task-c"] and s.agents["task-c"].parent == "main"
