@@ -9,13 +9,16 @@ be proven to be the ones rendered from the attached bundle. The form (``walkback
   (fonts, images), outlines, metadata, output intents;
 - null ``n``, booleans ``t``/``f``, a number ``i<text>;`` (as written), a name ``/<bytes>;``, a
   string ``s<length>:<bytes>``, an array ``[ … ]``, a dictionary ``< key value … >`` with keys in
-  byte order, a stream its dictionary (less ``/Length``) then ``S<sha256 of its decoded bytes>``;
+  byte order, a stream its dictionary then ``S<sha256 of its decoded bytes>`` (less ``/Length``,
+  and less ``/Filter``, ``/DecodeParms`` and ``/DL`` when its filters are lossless ones that are
+  undone: how a stream is compressed is not what it shows);
 - an indirect object is written in full where it is first met (walking in that order) and as
   ``@<n>;`` (its rank among the objects met) wherever it is met again.
 
 The sha256 of that byte sequence is the digest. It changes with any edit a reader could see, and
-with any rewrite of the file by another tool that touches an object (the report is signed as
-written: a PDF re-saved elsewhere is a different document).
+with a rewrite of the file by another tool that merges, splits or adds objects (the report is
+signed as written). It does not depend on compression, object streams or object numbers, so the
+report is written uncompressed and without attachments to take it, which is cheaper.
 """
 
 from __future__ import annotations
@@ -45,6 +48,20 @@ def pages_digest(reader: Any) -> str:
         else:
             del shown["/Names"]
     return _digest(shown)
+
+
+LOSSLESS = frozenset(("/FlateDecode", "/LZWDecode", "/ASCIIHexDecode", "/ASCII85Decode", "/RunLengthDecode"))
+"""Filters pypdf undoes in ``get_data()``: a stream so encoded is hashed as its decoded bytes, and
+how it was compressed does not enter the digest."""
+
+
+def _encoding(stream: Any) -> tuple[str, ...]:
+    """The keys of a stream's dictionary that say only how its bytes are stored."""
+    filters = stream.get("/Filter")
+    names = [] if filters is None else [filters] if isinstance(filters, str) else list(filters)
+    if all(str(f) in LOSSLESS for f in names):
+        return ("/Length", "/Filter", "/DecodeParms", "/DL")
+    return ("/Length",)  # an image filter (DCT, JPX, ...) is part of what the bytes mean
 
 
 def _digest(top: Any) -> str:
@@ -91,11 +108,12 @@ def _digest(top: Any) -> str:
             todo.extend(reversed(obj))
             todo.append(_Token(b"["))
         elif isinstance(obj, DictionaryObject):
-            if isinstance(obj, StreamObject):
+            stream = isinstance(obj, StreamObject)
+            if stream:
                 todo.append(_Token(b"S" + hashlib.sha256(obj.get_data()).digest()))
             todo.append(_Token(b">"))
-            stream = isinstance(obj, StreamObject)
-            keys = sorted((k for k in obj if not (stream and k == "/Length")), key=str.encode, reverse=True)
+            skip = _encoding(obj) if stream else ()
+            keys = sorted((k for k in obj if k not in skip), key=str.encode, reverse=True)
             for key in keys:
                 todo.append(obj.raw_get(key))
                 todo.append(NameObject(key))

@@ -79,9 +79,9 @@ def write_pdf(
 ) -> None:
     """Render ``report`` as PDF/A-3b into ``out`` with ``bundle`` attached (relationship Data).
 
-    ``account(pdf)`` is given the PDF with the bundle alone and returns ``(name, bytes)`` of a
-    second attachment that accounts for its pages (:mod:`.attest`); the layout is made once and
-    written twice, so the pages it accounts for are the ones written.
+    ``account(pdf)`` is given the PDF without attachments and returns ``(name, bytes)`` of a second
+    attachment that accounts for its pages (:mod:`.attest`); the layout is made once and written
+    twice, so the pages it accounts for are the ones written.
     """
     from weasyprint import HTML
 
@@ -95,7 +95,8 @@ def write_pdf(
         presentational_hints=False, **options
     )
     if account is not None:
-        name, data = account(laid_out.write_pdf(attachments=_attachments(files, created), **options))
+        # attachments and compression do not enter the pages digest: the cheapest write to take it
+        name, data = account(laid_out.write_pdf(attachments=[], uncompressed_pdf=True, **options))
         files.append((data, name, "walkback: the signed digest of this report's pages"))
     laid_out.write_pdf(out, attachments=_attachments(files, created), **options)
 
