@@ -16,7 +16,7 @@ indices moved on, as Cline writes them (unindented arrays).
                                                               ratio = import / raw, goal <= 3.0.
 (2) peak RSS of a fresh process importing it vs the file's size.       goal <= 1.5.
 
-Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|swe-agent|cline|otel]
+Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|mini-swe-agent|cline|otel]
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def openhands(out: Path, target: int) -> int:
     return _document(out, b"[", items(), b"\n]\n")
 
 
-def swe_agent(out: Path, target: int) -> int:
+def mini_swe_agent(out: Path, target: int) -> int:
     """A mini-swe-agent trajectory: its assistant/tool messages repeated with fresh call ids."""
     doc = orjson.loads(largest("swe-agent", "*.traj.json").read_bytes())
     messages = doc["messages"]
@@ -180,7 +180,7 @@ def raw_document(path: Path) -> None:
 FORMATS: dict[str, tuple[str, Callable[[Path, int], int], Callable[[Path], None]]] = {
     "copilot-cli": ("events.jsonl", copilot, raw_lines),
     "openhands": ("trajectory.json", openhands, raw_document),
-    "swe-agent": ("bench.traj.json", swe_agent, raw_document),
+    "mini-swe-agent": ("bench.traj.json", mini_swe_agent, raw_document),
     "cline": ("1733145600000", cline, raw_folder),
     "otel": ("trace.json", otel, raw_document),
 }
