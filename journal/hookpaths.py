@@ -18,6 +18,16 @@ HOOKS = "hooks"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
+def input_digest(args: object) -> str:
+    """The first 16 hex digits of the sha256 of a tool input as compact JSON with sorted keys: what a
+    synthesized call id (``<order>:<digest>``, for an agent whose payloads carry no id) ends with,
+    and how a transcript's call is joined to it."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(args, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
 def hooks_root(env: Mapping[str, str] | None = None, home: Path | None = None) -> Path:
     """``$WALKBACK_HOME/hooks`` (default ``~/.walkback/hooks``)."""
     env = os.environ if env is None else env

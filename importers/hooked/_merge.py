@@ -5,9 +5,11 @@ them); the hook journal is what walkback recorded around each call while it ran 
 expected post hash of a file, its images, the observed hash, a snapshot, a checkpoint, recovery
 decisions). Merging keeps every transcript event and adds to it:
 
-* a transcript tool call whose call id the journal has: its detail's file change takes the
-  journal's ``pre``/``post`` hashes (and the images the intent carries), and its result's detail
-  says how the hook verified it (the observed hash, or the mismatch: expected vs observed);
+* a transcript tool call whose call id the journal has (for an agent whose hooks get no id, the
+  oldest transcript call whose input has the digest the synthesized id ends with): its detail's
+  file change takes the journal's ``pre``/``post`` hashes (and the images the intent carries), and
+  its result's detail says how the hook verified it (the observed hash, or the mismatch: expected
+  vs observed);
 * a journal commit or fail of a call the transcript has no result for (a crash between the hook and
   the transcript's line): an event completing that call;
 * journal records the transcript has no counterpart of (checkpoints, recovery decisions and briefs,
@@ -19,12 +21,14 @@ The journal's blobs serve the session's images. Nothing of the transcript is cha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from walkback.journal.blobs import BlobStore
 from walkback.journal.errors import BlobError
+from walkback.journal.hookpaths import input_digest
 from walkback.journal.images import intent_image
 from walkback.journal.reader import Scanner
 from walkback.journal.record import changes_file, target_of
@@ -39,6 +43,8 @@ from ..walkback_journal._details import hashes, verification
 from ..walkback_journal._vocab import TYPE_KIND, status
 from ._locate import journal_for
 
+SYNTHESIZED = re.compile(r"^\d+:[0-9a-f]{16}$")
+"""A call id the hook made up for an agent whose payloads carry none (docs/hooks.md, "Call ids")."""
 OWN_EVENTS = frozenset({"checkpoint", "recovery", "recovery.brief"})
 """Journal records that become events of their own (the transcript has nothing like them)."""
 
@@ -89,7 +95,9 @@ def merge(session: Session) -> Session:
     if path is None or session.hooked is not None:
         return session
     base = session.describe
-    ids = _transcript_calls(session, base)
+    ids, by_input = _transcript_calls(session, base)
+    aliases: dict[str, str] = {}
+    """A synthesized call id (``<order>:<input digest>``) -> the transcript's id of the same call."""
     b = SessionBuilder(session.format, describe=base, extend=session)
     src = b.source(JsonLines(path))
     hooked = Hooked(path, src, {}, base)
@@ -101,6 +109,11 @@ def merge(session: Session) -> Session:
         d = rec.data
         typ = str(d.get("type", ""))
         call = d.get("call") if isinstance(d.get("call"), str) else ""
+        if typ == "intent" and call not in ids and SYNTHESIZED.match(call) and call not in aliases:
+            same = by_input.get(call.partition(":")[2])
+            if same:
+                aliases[call] = same.pop(0)  # the oldest transcript call with this input
+        call = aliases.get(call, call)
         where = {"src": src, "line": rec.line, "offset": rec.offset, "length": rec.length}
         ts = parse_time(d.get("ts"))
         if typ == "intent":
@@ -137,14 +150,17 @@ def merge(session: Session) -> Session:
     return merged
 
 
-def _transcript_calls(session: Session, base: DetailFn) -> dict[str, int]:
-    """The transcript's tool calls by call id (the first call of an id, if a source repeats one)."""
+def _transcript_calls(session: Session, base: DetailFn) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """The transcript's tool calls by call id (the first call of an id, if a source repeats one),
+    and their ids by the digest of their input, in order (for the agents whose hooks get no id)."""
     ids: dict[str, int] = {}
+    by_input: dict[str, list[str]] = {}
     for i in session.indices_where(kind="tool_call"):
         d = base(session, i)
-        if isinstance(d, ToolCall) and d.call_id:
-            ids.setdefault(d.call_id, i)
-    return ids
+        if isinstance(d, ToolCall) and d.call_id and d.call_id not in ids:
+            ids[d.call_id] = i
+            by_input.setdefault(input_digest(d.arguments), []).append(d.call_id)
+    return ids, by_input
 
 
 def _mismatch(hooked: Hooked, call: str, end: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from hookjournal_helpers import HookJournal, Transcript, git, h, make_repo
 from walkback.importers import load
 from walkback.importers.hooked import journal_for
-from walkback.journal.hookpaths import safe_id
+from walkback.journal.hookpaths import input_digest, safe_id
 from walkback.timeline.details import Checkpoint, ToolCall, ToolResult
 from walkback.timeline.views import file_change
 
@@ -29,6 +29,8 @@ SCRIPT = b'#!/bin/bash\necho "Hello world"\n'
 CODEX = (
     CORPUS / "codex" / "localpush" / "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
 )
+GEMINI = CORPUS / "gemini-cli" / "vibecodingtracker" / "gemini.jsonl"
+GEMINI_SESSION = "0ab84937-9fe7-4284-986a-33c832af0b6a"
 CODEX_SESSION, CODEX_CALL = "019c8a4c-ed82-79a1-aa28-7738fc5ab61a", "call_zC8Bb98Ju4Ft4evnpeMpIu85"
 
 
@@ -180,3 +182,27 @@ def test_codex_is_merged_by_the_same_mechanism(tmp_path: Path, home: Path) -> No
     res = s.detail(s.completion_of(_call(s, CODEX_CALL)) or -1)
     assert isinstance(res, ToolResult) and res.verification.startswith("hook journal:")
     assert git(ws, "status", "--porcelain") == "", "the snapshot left the user's index and tree alone"
+
+
+def test_gemini_calls_are_joined_by_their_input_when_the_hook_had_no_id(tmp_path: Path, home: Path) -> None:
+    """Gemini CLI's hooks get no call id: the hook's synthesized ``<order>:<input digest>`` finds the
+    transcript's call with that input (a real Gemini CLI session from the corpus)."""
+    s0 = load(GEMINI)
+    write = next(i for i in s0.indices_where(kind="tool_call") if s0.detail(i).name == "write_file")
+    args = s0.detail(write).arguments
+    assert isinstance(args, dict)
+    ws = tmp_path / "ws"
+    make_repo(ws, {"README.md": b"r\n"})
+    content = str(args["content"]).encode()
+    hj = HookJournal.create(home, GEMINI_SESSION, ws, agent="gemini-cli", transcript=GEMINI)
+    synthesized = f"7:{input_digest(args)}"
+    lsn = hj.file_intent(synthesized, "write_file", args, "GEMINI.md", content)
+    (ws / "GEMINI.md").write_bytes(content)
+    hj.commit(lsn, synthesized, h(content), "GEMINI.md")
+    hj.close()
+    s = load(GEMINI)
+    assert s.hooked is not None and s.hooked.linked == 1 and len(s) == len(s0), "joined, not added"
+    call = s.detail(write)
+    assert isinstance(call, ToolCall) and call.edit is not None and call.edit.post == h(content)
+    result = s.detail(s.completion_of(write) or -1)
+    assert isinstance(result, ToolResult) and result.verification == "hook journal: post hash verified"
