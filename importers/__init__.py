@@ -10,16 +10,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread, Prepares
-    from .registry import detect, extend, importers, load, load_chunks, parts, prepare, scores, split_part
+    from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread
+    from .registry import detect, extend, importers, load, load_chunks, parts, scores, split_part
 
 _HOME = {
     **dict.fromkeys(
-        ("CERTAIN", "LIKELY", "NO", "WEAK", "Follows", "Importer", "MultiSession", "MustReread", "Prepares"),
+        ("CERTAIN", "LIKELY", "NO", "WEAK", "Follows", "Importer", "MultiSession", "MustReread"),
         ".base",
     ),
     **dict.fromkeys(
-        ("detect", "extend", "importers", "load", "load_chunks", "parts", "prepare", "scores", "split_part"),
+        ("detect", "extend", "importers", "load", "load_chunks", "parts", "scores", "split_part"),
         ".registry",
     ),
 }
@@ -34,14 +34,12 @@ __all__ = [
     "Importer",
     "MustReread",
     "MultiSession",
-    "Prepares",
     "detect",
     "extend",
     "importers",
     "load",
     "load_chunks",
     "parts",
-    "prepare",
     "scores",
     "split_part",
 ]

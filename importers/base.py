@@ -77,16 +77,6 @@ class Follows(Protocol):
 
 
 @runtime_checkable
-class Prepares(Protocol):
-    """An importer that can start, ahead of a read, what the read will use (a viewer asks while
-    its server starts)."""
-
-    def prepare(self, path: Path) -> None:
-        """Get ready to read ``path`` soon; cheap, and never raises (the read works without it)."""
-        ...
-
-
-@runtime_checkable
 class MultiSession(Protocol):
     """An importer whose files can hold several sessions (Inspect: one per sample)."""
 

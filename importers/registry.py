@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Generator
 from pathlib import Path
 
-from walkback.journal.errors import JournalChanged, UnknownFormat, UnusableJournal, WalkbackError
+from walkback.journal.errors import JournalChanged, UnknownFormat, UnusableJournal
 from walkback.timeline.builder import CHUNK, SessionBuilder
 from walkback.timeline.session import Session
 
-from .base import NO, Follows, Importer, MultiSession, MustReread, Prepares, head
+from .base import NO, Follows, Importer, MultiSession, MustReread, head
 from .describe import describe_unknown
 from .hooked import merge
 from .records import BOM
@@ -109,17 +109,6 @@ def parts(path: str | Path) -> list[str]:
     p, _ = split_part(path)
     imp = detect(p)
     return imp.parts(p) if isinstance(imp, MultiSession) else []
-
-
-def prepare(path: str | Path) -> None:
-    """Let the importer of ``path`` start what a coming read will use (see :class:`Prepares`)."""
-    p, _ = split_part(path)
-    try:
-        imp = detect(p)
-    except WalkbackError:
-        return  # the read itself reports it
-    if isinstance(imp, Prepares):
-        imp.prepare(p)
 
 
 def load_chunks(

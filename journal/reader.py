@@ -186,14 +186,10 @@ class Scanner:
         *,
         emit: bool = True,
         resume: ScanState | None = None,
-        hash_worker: bool = True,
     ) -> None:
         self.path = journal_path(path)
         self.emit = emit
         """False: check only; intact records are not built (what ``scan`` needs)."""
-        self.hash_worker = hash_worker
-        """False: hash in this process even for a big file. A reader that reads only part of the
-        file (:mod:`importers.walkback_journal._split`) does not pay a worker for the whole of it."""
         self.resume = resume
         self._chain: V1Chain | SeedChain | None = None
         self._state: ScanState | None = None
@@ -240,7 +236,7 @@ class Scanner:
             if isinstance(chain, SeedChain):
                 yield from chain.run(rest, offset, line_no)
             else:
-                worker = hashcheck.start(path, offset, st.st_size) if self.hash_worker else None
+                worker = hashcheck.start(path, offset, st.st_size)
                 try:
                     yield from chain.run(rest, offset, line_no, emit=self.emit, worker=worker)
                 finally:

@@ -24,7 +24,7 @@ from .kinds import KIND_INDEX, OTHER, PLACEHOLDER
 from .measures import Measures
 from .session import Agent, DetailFn, Session
 from .sources import Source
-from .table import FIELDS, INTERNED, NAMES, POS, ROW, EventTable, unpacked
+from .table import FIELDS, NAMES, POS, ROW
 
 CHUNK = 4096
 """Events between two points where a loader may show the session so far."""
@@ -43,13 +43,9 @@ class SessionBuilder:
         chunk: int = CHUNK,
         extend: Session | None = None,
         measure: bool = False,
-        origin: int = 0,
     ) -> None:
         """``extend``: append to this (finished) session instead of a new one: a live follow.
-        ``measure``: ask the importer to record measures (:meth:`measuring`), as an export does.
-        ``origin``: the index of this builder's first event, when another builder holds the events
-        before it (a file read in two parts at once); changes to those are kept in
-        :attr:`earlier_sets` for it."""
+        ``measure``: ask the importer to record measures (:meth:`measuring`), as an export does."""
         self.session = extend if extend is not None else Session(format=format)
         self.session.describe = describe
         self.pool = self.session.table.pool
@@ -58,10 +54,7 @@ class SessionBuilder:
         self.rows = bytearray()
         """Pending rows, packed (:data:`~timeline.table.ROW`). Hot loops may append ``ROW.pack(...)``
         to it directly."""
-        self.origin = origin
-        self.earlier_sets: list[tuple[int, int, Any]] = []
-        """``(index, column position, value)`` set on events before :attr:`origin`, in order."""
-        self.base = origin + len(self.session.table)
+        self.base = len(self.session.table)
         """Index of the first pending row (the table's length)."""
         self.chunk = chunk
         self.interleave = False
@@ -189,19 +182,14 @@ class SessionBuilder:
         if i >= self.base:
             field, at = FIELDS[pos]
             field.pack_into(self.rows, (i - self.base) * ROW.size + at, value)
-        elif i >= self.origin:
-            col = getattr(self.session.table, NAMES[pos])
-            col[i - self.origin] = value
         else:
-            self.earlier_sets.append((i, pos, value))
+            getattr(self.session.table, NAMES[pos])[i] = value
 
     def _get(self, i: int, pos: int) -> Any:
         if i >= self.base:
             field, at = FIELDS[pos]
             return field.unpack_from(self.rows, (i - self.base) * ROW.size + at)[0]
-        if i < self.origin:
-            raise LookupError(f"event {i} is before this builder's first event ({self.origin})")
-        return getattr(self.session.table, NAMES[pos])[i - self.origin]
+        return getattr(self.session.table, NAMES[pos])[i]
 
     def set_status(self, i: int, status: str) -> None:
         """Change event ``i``'s status (a call becomes ``ok`` or ``failed`` when its result arrives)."""
@@ -217,14 +205,6 @@ class SessionBuilder:
         """Give event ``i`` a time (a record without one takes its neighbour's, so interleaving by
         time keeps it in place)."""
         self._set(i, _TS, ts)
-
-    def set_times(self, first: int, ts: np.ndarray) -> None:
-        """Give the pending events ``first``, ``first + 1``, ... the times ``ts`` at once (an
-        importer reads its records' times together, :func:`timeline.clock.times`)."""
-        start = first - self.base
-        if start < 0 or start + len(ts) > len(self.rows) // ROW.size:
-            raise LookupError(f"events {first}..{first + len(ts) - 1} are not all pending")
-        unpacked(self.rows)["ts"][start : start + len(ts)] = ts
 
     def readdress(self, i: int, *, line: int, offset: int, length: int) -> None:
         """Point event ``i`` at another record of its source (a response streamed over several
@@ -290,23 +270,6 @@ class SessionBuilder:
         self.session.payloads[i] = {"reason": reason, "text": text[:2000]}
         return i
 
-    def join(self, part: EventTable, earlier_sets: list[tuple[int, int, Any]]) -> None:
-        """Append the events another builder read, whose ``origin`` was this one's :attr:`count`
-        (in another process, with its own string pool), and the changes it made to events before
-        them (its :attr:`earlier_sets`)."""
-        self.flush()
-        t = self.session.table
-        ids = np.fromiter((self.intern(v) for v in part.pool.values), dtype=np.uint32)
-        for name in (*NAMES[1:], NAMES[0]):  # kind last: the length is never ahead
-            col = getattr(part, name)
-            if name in INTERNED:  # the part's pool ids -> this pool's (interned columns are uint32)
-                getattr(t, name).frombytes(ids[np.frombuffer(col, dtype=np.uint32)].tobytes())
-            else:
-                getattr(t, name).extend(col)
-        for i, pos, value in earlier_sets:
-            self._set(i, pos, int(ids[value]) if NAMES[pos] in INTERNED else value)
-        self.base = self.origin + len(t)
-
     # -- chunks and the end ----------------------------------------------------------------------
     def due(self) -> bool:
         """True when a chunk's worth of rows is pending (an importer yields then)."""
@@ -317,7 +280,7 @@ class SessionBuilder:
         if self.rows:
             self.session.table.extend_packed(self.rows)
             self.rows = bytearray()
-            self.base = self.origin + len(self.session.table)
+            self.base = len(self.session.table)
         if self.measured_rows and self.session.measures is not None:
             self.session.measures.extend(self.measured_rows)
             self.measured_rows = []

@@ -14,7 +14,6 @@ from walkback.journal.writer import JOURNAL_NAME, journal_path
 from walkback.timeline.builder import SessionBuilder
 
 from ..base import CERTAIN, LIKELY, NO, MustReread
-from . import _split
 from ._details import details
 from ._read import read_journal
 from ._vocab import NAME
@@ -51,10 +50,6 @@ class WalkbackJournal:
             yield from read_journal(
                 b, f.jpath, parent=f.parent, spawned_by=f.spawned_by, stores=f.stores, resume=f
             )
-
-    def prepare(self, path: Path) -> None:
-        """A big journal is read in two parts at once (:mod:`._split`): start the second reader now."""
-        _split.prepare(journal_path(path))
 
     details = staticmethod(details)
 

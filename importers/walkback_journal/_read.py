@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from walkback.journal.blobs import BlobStore
-from walkback.journal.reader import Scanner, ScanState
+from walkback.journal.reader import Scanner
 from walkback.journal.segments import archived
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.sources import JsonLines
 
-from . import _facts, _split
-from ._reading import NO_STOP, Followed, Reading, Refs, add_agent, placeholders
+from . import _facts
+from ._reading import Followed, Reading, Refs, add_agent, placeholders
 
 
 def read_journal(
@@ -32,11 +32,7 @@ def read_journal(
     resume: Followed | None = None,
 ) -> Iterator[None]:
     """Read one journal (then its subagents'), yielding whenever a chunk is due; with ``resume``,
-    only what was appended to it since that read (and the subagents spawned meanwhile).
-
-    A big file is read in two parts at once (:mod:`._split`): this process reads up to the cut
-    while another reads the rest; if what this process finds at the cut is what the other one
-    assumed, its part is joined on, else this process reads on as if it had never started."""
+    only what was appended to it since that read (and the subagents spawned meanwhile)."""
     segments = archived(jpath) if segment_of is None and resume is None else []
     shared = segment_of
     for seg in segments:
@@ -47,23 +43,12 @@ def read_journal(
     session = b.session
     src = resume.src if resume is not None else b.source(JsonLines(jpath))
     r = Reading(b, jpath, src, parent, spawned_by, shared, resume)
-    tail = None
     if resume is None:
         stores.append(BlobStore(jpath.parent / "blobs"))
-        if segment_of is None and not segments and not b.measure:
-            tail = _split.Tail.start(jpath, first_index=b.count, src=r.src, parent=parent)
-        scanner = Scanner(jpath, hash_worker=tail is None)
+        scanner = Scanner(jpath)
     else:
         scanner = Scanner(jpath, resume=resume.state)
-    records = scanner.fields()
-    state: ScanState | None = None
-    if tail is None:
-        yield from r.records(scanner.result, records, stop=NO_STOP)
-    else:
-        try:
-            state = yield from tail.read(r, scanner.result, records)
-        finally:
-            tail.close()
+    yield from r.records(scanner.result, scanner.fields())
     res = scanner.result
     damage = res.corrupt
     if r.n == 0:  # every line damaged: keep the agent visible
@@ -97,7 +82,7 @@ def read_journal(
             r.agent_aid,
             r.n,
             len(damage),
-            state or scanner.state,
+            scanner.state,
             bool(res.torn),
             waiting,
             r.ended,

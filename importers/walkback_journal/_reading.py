@@ -1,14 +1,12 @@
 """One journal file being read: the hot loop and what it carries from one record to the next.
 
-:class:`Reading` is shared by the whole-file read (:mod:`._read`) and the part read in another
-process (:mod:`._split`); :class:`Refs` is a file's lsn index, :class:`Followed` what a read
-leaves behind for a live follow.
+:class:`Reading` is one file's read (:mod:`._read`), :class:`Refs` a file's lsn index,
+:class:`Followed` what a read leaves behind for a live follow.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +17,7 @@ from walkback.journal.reader import ScanState, is_seq_result
 from walkback.journal.record import changes_file, target_of
 from walkback.journal.scanresult import Damage, Fields, ScanResult
 from walkback.timeline.builder import SessionBuilder
-from walkback.timeline.clock import MinuteClock, times
+from walkback.timeline.clock import MinuteClock
 from walkback.timeline.kinds import FILE, KIND_INDEX
 from walkback.timeline.table import FIELDS, POS, ROW
 
@@ -150,16 +148,9 @@ class Followed:
             self.spawned_by = int(new_of[self.spawned_by])
 
 
-NO_STOP = 1 << 63
-
-
 class Reading:
-    """One journal file being read: what the hot loop carries from one record to the next.
-
-    :meth:`records` is the loop; it can stop at a byte offset and be continued, and a reading can
-    start at a record in the middle of the file from what the records before it are assumed to
-    have left (:mod:`._split`).
-    """
+    """One journal file being read: what the hot loop (:meth:`records`) carries from one record
+    to the next, kept for a live follow to go on from."""
 
     def __init__(
         self,
@@ -186,12 +177,9 @@ class Reading:
         self.shown_damage = resume.shown_damage if resume is not None else 0
         """How many of the scan's corrupt lines have their placeholder row."""
         self.types = TypeCache(b.pool)
-        self.held: Fields | None = None
-        """The record :meth:`records` stopped at (not read yet)."""
 
-    def records(self, res: ScanResult, scanned: Iterator[Fields], *, stop: int) -> Iterator[None]:
-        """Read ``scanned`` into the builder until a record starts at or after byte ``stop`` (kept
-        in :attr:`held`), yielding whenever a chunk is due."""
+    def records(self, res: ScanResult, scanned: Iterator[Fields]) -> Iterator[None]:
+        """Read ``scanned`` into the builder, yielding whenever a chunk is due."""
         b, jpath, src, parent = self.b, self.jpath, self.src, self.parent
         session = b.session
         pool = b.pool
@@ -204,7 +192,6 @@ class Reading:
         agent_id, agent_aid, ended, n = self.agent_id, self.agent_aid, self.ended, self.n
         seq = res.dialect == "seq"
         clock = MinuteClock()
-        nan = math.nan
         damage = res.corrupt
         shown_damage = self.shown_damage
         base = b.base
@@ -215,18 +202,10 @@ class Reading:
         set_status = _STATUS_FIELD.pack_into
         i = b.count - 1  # the current record's index
         flush_at = b.count + b.chunk - 1
-        stamps: list[Any] = []  # the ``ts`` of each row from ``stamped`` on, read together at a flush
-        stamp = stamps.append
-        stamped = b.count
         last_who, last_aid = agent_id, agent_aid
         measuring = b.measuring()
         measure = b.measured_rows.extend
-        self.held = None
-        for rec in scanned:
-            lsn, offset, line, length, d, after_gap, closes = rec
-            if offset >= stop:
-                self.held = rec
-                break
+        for lsn, offset, line, length, d, after_gap, closes in scanned:
             if n == 0:
                 seq = res.dialect == "seq"
                 v1 = res.dialect == "v1"  # seed commits take no new number: no arithmetic run there
@@ -240,7 +219,6 @@ class Reading:
             if after_gap and len(damage) > shown_damage:
                 shown_damage = placeholders(b, jpath, src, damage, shown_damage, offset, agent_id)
                 refs.seal()
-                stamps.extend([None] * (b.count - 1 - i))  # a placeholder has no time
                 i = b.count - 1
             typ = d.get("type")
             completes_seq = False
@@ -269,7 +247,6 @@ class Reading:
                 own = status(typ, d)
                 found = ids.get(own)
                 sid = found if found is not None else intern(own)
-            stamp(d.get("ts"))
             who = d.get("agent")
             if who is None:
                 aid = agent_aid
@@ -303,7 +280,7 @@ class Reading:
                     kind_id,
                     type_id,
                     lsn,
-                    nan,
+                    clock(d.get("ts")),
                     aid,
                     tid,
                     gid,
@@ -350,9 +327,6 @@ class Reading:
                     ended = _facts.notable(session, jpath, typ, d, i, own, children, outcomes) or ended
             n += 1
             if i >= flush_at:
-                b.set_times(stamped, times(stamps, clock))
-                stamps.clear()
-                stamped = i + 1
                 b.flush()
                 rows = b.rows
                 put = rows.extend
@@ -360,7 +334,6 @@ class Reading:
                 base = b.base
                 flush_at = base + b.chunk - 1
                 yield
-        b.set_times(stamped, times(stamps, clock))
         self.refs, self.agent_id, self.agent_aid, self.ended, self.n = refs, agent_id, agent_aid, ended, n
         self.shown_damage = shown_damage
 
