@@ -47,7 +47,7 @@ def pages_digest(reader: Any) -> str:
             shown[NameObject("/Names")] = DictionaryObject(kept)
         else:
             del shown["/Names"]
-    return _digest(shown)
+    return digest_of(shown)
 
 
 LOSSLESS = frozenset(("/FlateDecode", "/LZWDecode", "/ASCIIHexDecode", "/ASCII85Decode", "/RunLengthDecode"))
@@ -64,8 +64,11 @@ def _encoding(stream: Any) -> tuple[str, ...]:
     return ("/Length",)  # an image filter (DCT, JPX, ...) is part of what the bytes mean
 
 
-def _digest(top: Any) -> str:
-    """Walk with an explicit stack (an outline is a linked list as long as the report's sections)."""
+def digest_of(top: Any) -> str:
+    """The hex sha256 of ``top`` (a pypdf object) and all it reaches, in the canonical form.
+
+    Walked with an explicit stack: an outline is a linked list as long as the report's sections.
+    """
     from pypdf.generic import (
         ArrayObject,
         BooleanObject,

@@ -37,6 +37,18 @@ def verify(pdf: Path, pub: Path) -> tuple[int, dict[str, dict[str, object]]]:
     return r.exit_code, checks(r)
 
 
+def pages_with(pages: Path, bundle: Path, account: Path | None, out: Path) -> Path:
+    """A PDF of the pages of ``pages`` carrying the bundle of ``bundle`` and the page account of
+    ``account`` (none: no account), all genuine: what a forger can put together."""
+    w = PdfWriter()
+    for page in PdfReader(pages).pages:
+        w.add_page(page)
+    w.add_attachment(BUNDLE_NAME, attached(bundle, BUNDLE_NAME))
+    if account is not None:
+        w.add_attachment(REPORT_NAME, attached(account, REPORT_NAME))
+    return write(w, out)
+
+
 def write(w: PdfWriter, out: Path) -> Path:
     buf = io.BytesIO()
     w.write(buf)
@@ -58,13 +70,9 @@ def test_pages_of_another_session_with_a_genuine_bundle_do_not_verify(
     with_account: bool, reports: dict[str, Path], tmp_path: Path
 ) -> None:
     """The other report's pages, the demo's signed bundle (and, or not, the demo's page account)."""
-    w = PdfWriter()
-    for page in PdfReader(reports["other"]).pages:
-        w.add_page(page)
-    w.add_attachment(BUNDLE_NAME, attached(reports["demo"], BUNDLE_NAME))
-    if with_account:
-        w.add_attachment(REPORT_NAME, attached(reports["demo"], REPORT_NAME))
-    code, found = verify(write(w, tmp_path / "forged.pdf"), reports["pub"])
+    account = reports["demo"] if with_account else None
+    forged = pages_with(reports["other"], reports["demo"], account, tmp_path / "forged.pdf")
+    code, found = verify(forged, reports["pub"])
     assert code == 1
     assert found["signature"]["ok"] and found["events"]["ok"]  # the bundle itself is genuine
     assert not found["pages"]["ok"]
@@ -76,12 +84,8 @@ def test_the_other_reports_account_does_not_vouch_for_this_bundle(
     reports: dict[str, Path], tmp_path: Path
 ) -> None:
     """The other report whole, its own genuine page account, and the demo's bundle swapped in."""
-    w = PdfWriter()
-    for page in PdfReader(reports["other"]).pages:
-        w.add_page(page)
-    w.add_attachment(BUNDLE_NAME, attached(reports["demo"], BUNDLE_NAME))
-    w.add_attachment(REPORT_NAME, attached(reports["other"], REPORT_NAME))
-    code, found = verify(write(w, tmp_path / "swapped.pdf"), reports["pub"])
+    swapped = pages_with(reports["other"], reports["demo"], reports["other"], tmp_path / "swapped.pdf")
+    code, found = verify(swapped, reports["pub"])
     assert code == 1 and "names another bundle" in str(found["pages"]["reason"])
 
 
@@ -133,12 +137,7 @@ def test_show_reads_a_report_and_says_whether_its_pages_verify(
     good = orjson.loads(run("show", reports["demo"], "--json").stdout)
     assert good["format"] == "bundle:walkback" and good["verification"]["ok"]
     assert "pages" in {c["name"] for c in good["verification"]["checks"]}
-    w = PdfWriter()
-    for page in PdfReader(reports["other"]).pages:
-        w.add_page(page)
-    w.add_attachment(BUNDLE_NAME, attached(reports["demo"], BUNDLE_NAME))
-    w.add_attachment(REPORT_NAME, attached(reports["demo"], REPORT_NAME))
-    shown = run("show", write(w, tmp_path / "forged.pdf"))
+    shown = run("show", pages_with(reports["other"], reports["demo"], reports["demo"], tmp_path / "f.pdf"))
     assert shown.exit_code == 0
     assert "  bundle      DOES NOT VERIFY: pages: the pages are not the ones signed" in shown.stdout
 
@@ -152,3 +151,24 @@ def test_a_pdf_that_is_no_report_is_one_error_line(reports: dict[str, Path], tmp
         r = run(*args)
         assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "carries no walkback bundle" in r.stderr
+
+
+def test_the_digest_is_of_what_a_stream_holds_not_how_it_is_compressed() -> None:
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+    from walkback.exporters.pdf.pages import digest_of
+
+    def holding(stream: object) -> str:
+        return digest_of(DictionaryObject({NameObject("/Contents"): stream}))
+
+    plain = DecodedStreamObject()
+    plain.set_data(b"BT /F1 12 Tf (1,204 events) Tj ET")
+    assert holding(plain) == holding(plain.flate_encode())
+    other = DecodedStreamObject()
+    other.set_data(b"BT /F1 12 Tf (1,205 events) Tj ET")
+    assert holding(other.flate_encode()) != holding(plain.flate_encode())
+    image = DecodedStreamObject()
+    image.set_data(b"\xff\xd8 jpeg bytes")
+    jpeg = DecodedStreamObject()
+    jpeg.set_data(b"\xff\xd8 jpeg bytes")
+    jpeg[NameObject("/Filter")] = NameObject("/DCTDecode")
+    assert holding(image) != holding(jpeg)  # an image filter is part of what the bytes mean
