@@ -97,8 +97,18 @@ class Appender:
         header = rec if rec.get("lsn") == 0 else json.loads(_first_line(self.path))
         self.run, self.agent = str(header.get("run") or ""), str(header.get("agent") or "main")
 
-    def append(self, type: str, *, ref: int | None = None, sync: bool | None = None, **fields: Any) -> int:
+    def append(
+        self,
+        type: str,
+        *,
+        ref: int | None = None,
+        sync: bool | None = None,
+        agent: str | None = None,
+        **fields: Any,
+    ) -> int:
         """Append one v1 record and return its lsn; fsync it when its type (or ``sync``) says so.
+
+        ``agent``: the envelope's agent id when it is not the header's (a subagent's call).
 
         Raises:
             JournalWriteFailed: the write or the fsync failed (nothing is retried).
@@ -109,7 +119,7 @@ class Appender:
             "lsn": self.next_lsn,
             "ts": now_iso(),
             "run": self.run,
-            "agent": self.agent,
+            "agent": agent or self.agent,
             "type": type,
         }
         if ref is not None:

@@ -103,6 +103,8 @@ class Hook(NamedTuple):
     """A subagent's transcript path."""
     text: str | None = None
     """The user's prompt (:data:`PROMPT`), a subagent's task or outcome, a SessionStart's source."""
+    agent: str | None = None
+    """The subagent whose tool call this is (None: the session's main agent)."""
 
 
 class Outcome(NamedTuple):
@@ -132,8 +134,6 @@ def synthesized_id(order: int, args: dict[str, Any]) -> str:
     ``order`` is the number of pre-tool hooks of the session before this one; the post hook finds
     its pre by the same input (docs/hooks.md, "Call ids").
     """
-    import hashlib
-    import json
+    from walkback.journal.hookpaths import input_digest
 
-    digest = hashlib.sha256(json.dumps(args, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    return f"{order}:{digest[:16]}"
+    return f"{order}:{input_digest(args)}"

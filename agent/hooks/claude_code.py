@@ -69,10 +69,15 @@ def read(payload: dict[str, Any]) -> Hook:
         call = _call(payload)
         result = _result(payload.get("tool_response")) if event == POST and call.effect == COMMAND else None
         error = (_text(payload.get("error")) or "the tool call failed") if event == FAIL else None
-        return hook._replace(call=call, result=result, error=error)
+        return hook._replace(call=call, result=result, error=error, agent=_text(payload.get("agent_id")))
     if event in (SPAWN, SPAWN_END):
-        child, child_log = _text(payload.get("agent_id")), _text(payload.get("agent_transcript_path"))
-        return hook._replace(child=child, child_transcript=child_log, text=_text(payload.get("agent_type")))
+        child = _text(payload.get("agent_id"))
+        child_log = _text(payload.get("agent_transcript_path")) or _subagent_log(transcript, child)
+        hook = hook._replace(child=child, child_transcript=child_log)
+        if event == SPAWN:
+            return hook._replace(text=_text(payload.get("agent_type")))
+        last = _text(payload.get("last_assistant_message"))
+        return hook._replace(text="completed", result={"last_message": last[-OUTPUT_TAIL:]} if last else None)
     if event == START:
         return hook._replace(text=_text(payload.get("source")) or "startup")
     if event == PROMPT:
@@ -90,6 +95,14 @@ def reply(outcome: Outcome) -> Reply:
     if outcome.warning:
         return Reply(stderr=outcome.warning + "\n", code=1)
     return Reply()
+
+
+def _subagent_log(transcript: str | None, child: str | None) -> str | None:
+    """Where Claude Code writes a subagent's transcript (SubagentStart does not say):
+    ``<session transcript without .jsonl>/subagents/agent-<id>.jsonl``."""
+    if transcript is None or child is None or not transcript.endswith(".jsonl"):
+        return None
+    return f"{transcript[: -len('.jsonl')]}/subagents/agent-{child}.jsonl"
 
 
 def _text(value: Any) -> str | None:

@@ -138,7 +138,14 @@ def _intents(a: Appender, hook: Hook) -> int:
         except Exception as e:  # a git that fails: the command is still journaled, without a snapshot
             snap = {"error": str(e).splitlines()[0][:200] if str(e) else type(e).__name__}
         lsn = a.append(
-            "intent", tool=call.tool, call=call_id, args=call.args, effect=COMMAND, cwd=cwd, snapshot=snap
+            "intent",
+            agent=hook.agent,
+            tool=call.tool,
+            call=call_id,
+            args=call.args,
+            effect=COMMAND,
+            cwd=cwd,
+            snapshot=snap,
         )
         opened.append([lsn, None, None])
     else:
@@ -160,6 +167,7 @@ def _intents(a: Appender, hook: Hook) -> int:
             target_name = _relative(target.path, hook.workspace)
             lsn = a.append(
                 "intent",
+                agent=hook.agent,
                 tool=call.tool,
                 call=call_id,
                 args=call.args,
@@ -182,16 +190,16 @@ def _close(a: Appender, hook: Hook) -> int | None:
     lsn = None
     for ref, full, expected in opened:
         if hook.event == FAIL:
-            lsn = a.append("fail", ref=ref, call=call_id, error=hook.error or "the tool call failed")
+            lsn = a.append("fail", ref=ref, agent=hook.agent, call=call_id, error=hook.error or "failed")
         elif full is None:
-            lsn = a.append("commit", ref=ref, call=call_id, result=hook.result or {})
+            lsn = a.append("commit", ref=ref, agent=hook.agent, call=call_id, result=hook.result or {})
         else:
             content = _read(full)
             observed = ABSENT if content is None else sha256_bytes(content)
             fields: dict[str, Any] = {"post": observed}
             if expected is not None:
                 fields["verified"] = {"post": observed == expected}
-            lsn = a.append("commit", ref=ref, call=call_id, **fields)
+            lsn = a.append("commit", ref=ref, agent=hook.agent, call=call_id, **fields)
     return lsn
 
 
@@ -212,6 +220,8 @@ def _spawn_end(a: Appender, hook: Hook) -> int:
     fields: dict[str, Any] = {"child_agent": hook.child, "outcome": hook.text or "stopped"}
     if hook.child_transcript:
         fields["transcript"] = _absolute(hook.child_transcript, hook)
+    if hook.result:
+        fields["result"] = hook.result
     return a.append("agent.end", ref=ref, **fields)
 
 

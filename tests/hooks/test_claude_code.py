@@ -186,6 +186,34 @@ def test_a_killed_session_resumes_from_facts(claude: Claude) -> None:
     assert scan(only_journal(claude)).intact
 
 
+def test_a_subagent_is_a_spawn_linked_to_its_transcript_and_its_calls(claude: Claude) -> None:
+    ws = claude.workspace
+    install(claude)
+    script = Script(
+        [
+            [tool("Task", description="write s", prompt="write s.txt", subagent_type="general-purpose")],
+            [
+                tool("Write", file_path=str(ws / "s.txt"), content="from the subagent\n")
+            ],  # the subagent's turn
+            [text("Wrote s.txt.")],
+            [text("Done.")],
+        ]
+    )
+    with serve(script) as url:
+        claude.base_url = url
+        session = claude.run("delegate", "--allowedTools", "Task Write")["session_id"]
+    recs = records(claude, session)
+    (spawn,) = [r for r in recs if r["type"] == "agent.spawn"]
+    (end,) = [r for r in recs if r["type"] == "agent.end"]
+    (write,) = [r for r in recs if r["type"] == "intent"]
+    child = spawn["child_agent"]
+    assert end["ref"] == spawn["lsn"] and end["child_agent"] == child and end["outcome"] == "completed"
+    assert spawn["transcript"] == end["transcript"] and Path(end["transcript"]).is_file()
+    assert f'"agentId":"{child}"' in Path(end["transcript"]).read_text()
+    assert write["agent"] == child and write["post"] == sha(ws / "s.txt")
+    assert spawn["lsn"] < write["lsn"] < end["lsn"]
+
+
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Path]:
     """A 256 KiB tmpfs, filled: every write on it fails with ENOSPC."""

@@ -184,18 +184,26 @@ def test_precompact_checkpoints_the_tree_under_a_walkback_ref(ws: Path, home: Pa
     )
 
 
-def test_a_subagent_spawn_and_its_end_are_linked(ws: Path, home: Path) -> None:
+def test_a_subagent_spawn_its_calls_and_its_end_are_linked(ws: Path, home: Path) -> None:
     sub = {"agent_id": "agent-7", "agent_type": "general-purpose"}
     hook(home, payload(ws, "SubagentStart", **sub))
-    hook(home, payload(ws, "SubagentStop", **sub, agent_transcript_path=str(ws.parent / "agent-7.jsonl")))
-    spawn, end = records(home)[1:]
+    hook(home, payload(ws, "PreToolUse", "Write", **sub, tool_input={"file_path": "s.txt", "content": "s"}))
+    hook(home, payload(ws, "SubagentStop", **sub, last_assistant_message="wrote s.txt"))
+    spawn, intent, end = records(home)[1:]
     assert (spawn["type"], spawn["child_agent"], spawn["task"]) == (
         "agent.spawn",
         "agent-7",
         "general-purpose",
     )
-    assert (end["type"], end["ref"], end["child_agent"]) == ("agent.end", spawn["lsn"], "agent-7")
-    assert end["transcript"] == str(ws.parent / "agent-7.jsonl")
+    assert spawn["transcript"] == str(ws.parent / "t" / "subagents" / "agent-agent-7.jsonl")
+    assert (intent["agent"], records(home)[0]["agent"]) == ("agent-7", "main")
+    assert (end["type"], end["ref"], end["child_agent"], end["outcome"]) == (
+        "agent.end",
+        spawn["lsn"],
+        "agent-7",
+        "completed",
+    )
+    assert end["result"] == {"last_message": "wrote s.txt"}
 
 
 def test_a_torn_tail_is_repaired_before_the_next_append(ws: Path, home: Path) -> None:
