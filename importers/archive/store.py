@@ -323,7 +323,20 @@ class Archive:
         except _query_errors(self.dialect) as e:  # our own tables: only the query can be wrong
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ArchiveError(f"malformed search {query!r}: {message}") from None
-        return [Hit(*r[:-1], " ".join(r[-1].split())) for r in rows]
+        return [
+            Hit(
+                session=r[0],
+                path=r[1],
+                format=r[2],
+                agent=r[3],
+                step=int(r[4]),
+                ts=r[5],
+                kind=r[6],
+                tool=r[7],
+                snippet=" ".join(str(r[8] or "").split()),
+            )
+            for r in rows
+        ]
 
     def _filters(self, f: Filters) -> tuple[str, list[Any]]:
         parts: list[str] = []
