@@ -82,6 +82,8 @@ def read(payload: dict[str, Any]) -> Hook:
         return hook._replace(text=_text(payload.get("source")) or "startup")
     if event == PROMPT:
         return hook._replace(text=_text(payload.get("prompt")) or "")
+    if event == COMPACT:
+        return hook._replace(text=_text(payload.get("trigger")))
     return hook
 
 

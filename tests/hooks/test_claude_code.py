@@ -13,6 +13,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +213,34 @@ def test_a_subagent_is_a_spawn_linked_to_its_transcript_and_its_calls(claude: Cl
     assert f'"agentId":"{child}"' in Path(end["transcript"]).read_text()
     assert write["agent"] == child and write["post"] == sha(ws / "s.txt")
     assert spawn["lsn"] < write["lsn"] < end["lsn"]
+
+
+def test_a_compaction_is_checkpointed_first(claude: Claude) -> None:
+    ws = claude.workspace
+    install(claude)
+    head = git(ws, "rev-parse", "HEAD").strip()
+    script = Script([[tool("Write", file_path=str(ws / "b.txt"), content="b\n")], [text("Wrote b.")]])
+    with serve(script) as url:
+        claude.base_url = url
+        session = claude.run("write b")["session_id"]
+        claude.run("/compact", "--resume", session)
+    (checkpoint,) = [r for r in records(claude, session) if r["type"] == "checkpoint"]
+    assert checkpoint["trigger"] == "manual" and checkpoint["covers_lsn"] == checkpoint["lsn"]
+    assert checkpoint["ref"] == f"refs/walkback/{session}/{checkpoint['lsn']}"
+    assert git(ws, "rev-parse", checkpoint["ref"]).strip() == checkpoint["git"]
+    assert (
+        git(ws, "rev-parse", f"{checkpoint['git']}^").strip() == head == git(ws, "rev-parse", "HEAD").strip()
+    )
+    assert git(ws, "show", f"{checkpoint['git']}:b.txt") == "b\n"
+    assert "walkback" not in git(ws, "branch", "--list", "--all")
+    compacted = [
+        datetime.fromisoformat(json.loads(line)["timestamp"])
+        for line in claude.transcript(session).read_text().splitlines()
+        if '"subtype":"local_command"' in line or '"compact_boundary"' in line
+    ]
+    assert compacted and checkpoint["ts"] < max(
+        compacted
+    )  # the checkpoint is journaled before the compaction
 
 
 @pytest.fixture
