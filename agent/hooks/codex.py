@@ -91,8 +91,7 @@ def patch_call(call: Call, patch: str, cwd: str) -> Call:
     for f in files:
         source = os.path.join(cwd, f.path)
         if f.operation == "create":
-            added = (f.added_text or "").encode("utf-8")
-            targets.append(Target(source, lambda _pre, added=added: added))
+            targets.append(Target(source, _added((f.added_text or "").encode("utf-8"))))
         elif f.operation == "delete":
             targets.append(Target(source, _deleted))
         elif f.operation == "update":
@@ -102,6 +101,11 @@ def patch_call(call: Call, patch: str, cwd: str) -> Call:
             targets.append(Target(source, _deleted))
             targets.append(Target(dest, _moved(source, f.body)))
     return call._replace(targets=tuple(targets))
+
+
+def _added(content: bytes) -> Expect:
+    """An added file is the patch's lines, whatever was there."""
+    return lambda _pre: content
 
 
 def _deleted(pre: bytes | None) -> bytes | None:
