@@ -238,9 +238,8 @@ def test_a_compaction_is_checkpointed_first(claude: Claude) -> None:
         for line in claude.transcript(session).read_text().splitlines()
         if '"subtype":"local_command"' in line or '"compact_boundary"' in line
     ]
-    assert compacted and checkpoint["ts"] < max(
-        compacted
-    )  # the checkpoint is journaled before the compaction
+    journaled = datetime.fromisoformat(checkpoint["ts"])
+    assert compacted and journaled < max(compacted)  # the checkpoint is journaled before the compaction
 
 
 @pytest.fixture
