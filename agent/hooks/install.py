@@ -90,21 +90,12 @@ def grouped_install(events: Events) -> Callable[[dict[str, Any], str, Path], dic
     return install
 
 
-def grouped_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A grouped config without walkback's hooks (groups left empty by that are dropped)."""
+def _without(config: dict[str, Any], path: Path, strip: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    """The config with each event's entries passed through ``strip`` (None: the entry goes);
+    events left empty, and ``hooks`` left empty, are dropped."""
     hooks = _groups(config, path)
     for event in list(hooks):
-        kept = []
-        for group in hooks[event]:
-            inner = group.get("hooks")
-            if not isinstance(inner, list):
-                kept.append(group)
-                continue
-            mine = [h for h in inner if isinstance(h, dict) and ours(h.get("command"))]
-            if not mine:
-                kept.append(group)
-            elif len(mine) < len(inner):
-                kept.append({**group, "hooks": [h for h in inner if h not in mine]})
+        kept = [e for e in map(strip, hooks[event]) if e is not None]
         if kept:
             hooks[event] = kept
         else:
@@ -114,22 +105,43 @@ def grouped_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
     return config
 
 
-def grouped_installed(config: dict[str, Any]) -> list[str]:
-    """The events walkback's hooks are installed on."""
+def _events_with(config: dict[str, Any], mine: Callable[[dict[str, Any]], bool]) -> list[str]:
+    """The events that have an entry ``mine`` says is walkback's."""
     hooks = config.get("hooks")
     if not isinstance(hooks, dict):
         return []
     return sorted(
         event
-        for event, groups in hooks.items()
-        if isinstance(groups, list)
-        and any(
-            isinstance(g, dict)
-            and isinstance(g.get("hooks"), list)
-            and any(isinstance(h, dict) and ours(h.get("command")) for h in g["hooks"])
-            for g in groups
-        )
+        for event, entries in hooks.items()
+        if isinstance(entries, list) and any(isinstance(e, dict) and mine(e) for e in entries)
     )
+
+
+def _ours_in(group: dict[str, Any]) -> list[Any]:
+    """walkback's hooks in a group (``{"matcher", "hooks": [...]}``)."""
+    inner = group.get("hooks")
+    if not isinstance(inner, list):
+        return []
+    return [h for h in inner if isinstance(h, dict) and ours(h.get("command"))]
+
+
+def _strip_group(group: dict[str, Any]) -> dict[str, Any] | None:
+    """A group without walkback's hooks (None when they were all it held)."""
+    mine = _ours_in(group)
+    if not mine:
+        return group
+    rest = [h for h in group["hooks"] if h not in mine]
+    return {**group, "hooks": rest} if rest else None
+
+
+def grouped_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A grouped config without walkback's hooks (groups left empty by that are dropped)."""
+    return _without(config, path, _strip_group)
+
+
+def grouped_installed(config: dict[str, Any]) -> list[str]:
+    """The events walkback's hooks are installed on."""
+    return _events_with(config, lambda group: bool(_ours_in(group)))
 
 
 # -- Codex, Gemini CLI ----------------------------------------------------------------------------
@@ -190,28 +202,12 @@ def copilot_install(config: dict[str, Any], cmd: str, path: Path) -> dict[str, A
 
 def copilot_uninstall(config: dict[str, Any], path: Path) -> dict[str, Any]:
     """The config without walkback's entries (events left empty by that are dropped)."""
-    hooks = _groups(config, path)
-    for event in list(hooks):
-        kept = [e for e in hooks[event] if not _copilot_ours(e)]
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks:
-        del config["hooks"]
-    return config
+    return _without(config, path, lambda entry: None if _copilot_ours(entry) else entry)
 
 
 def copilot_installed(config: dict[str, Any]) -> list[str]:
     """The events walkback's entries are on."""
-    hooks = config.get("hooks")
-    if not isinstance(hooks, dict):
-        return []
-    return sorted(
-        event
-        for event, entries in hooks.items()
-        if isinstance(entries, list) and any(isinstance(e, dict) and _copilot_ours(e) for e in entries)
-    )
+    return _events_with(config, _copilot_ours)
 
 
 @dataclass(frozen=True)
