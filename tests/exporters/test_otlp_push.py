@@ -1,19 +1,14 @@
 """``walkback export otlp --endpoint``: spans pushed over OTLP/HTTP (protobuf) reach a real backend.
 
-The backend is Arize Phoenix, installed from PyPI into its own venv (kept between runs under
-``~/.cache/walkback/tests/``, or ``$WALKBACK_PHOENIX_VENV``) and started by the test on 127.0.0.1;
-the test then asks Phoenix's REST API which spans it stored. Where Phoenix cannot be installed or
-started, the tests skip.
+The backend is Arize Phoenix, installed from PyPI into its own venv and started on 127.0.0.1
+ahead of these tests (``phoenix_server.py``, the ``phoenix`` fixture in ``conftest.py``); the tests then
+ask Phoenix's REST API which spans it stored. Where Phoenix cannot be installed or started, they
+skip.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,85 +22,7 @@ from walkback.cli import cli
 
 pytestmark = pytest.mark.slow
 
-HERE = Path(__file__).resolve().parent
-SAMPLES = HERE.parents[1] / "samples"
-VENV = Path(os.environ.get("WALKBACK_PHOENIX_VENV", Path.home() / ".cache/walkback/tests/phoenix-venv"))
-INSTALL_TIMEOUT = 1200
-START_TIMEOUT = 240
-
-
-@pytest.fixture(scope="session")
-def phoenix_python() -> Path:
-    """Phoenix's interpreter, installing Phoenix into its venv first if it is not there yet."""
-    python = VENV / "bin" / "python"
-    ready = VENV / ".walkback-ready"
-    if not ready.exists():
-        steps = [
-            [sys.executable, "-m", "venv", "--clear", str(VENV)],
-            [str(python), "-m", "pip", "install", "-q", "arize-phoenix"],
-        ]
-        for step in steps:
-            try:
-                run = subprocess.run(step, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-            except (OSError, subprocess.TimeoutExpired) as e:
-                pytest.skip(f"Arize Phoenix could not be installed: {e}")
-            if run.returncode != 0:
-                pytest.skip(f"Arize Phoenix could not be installed: {(run.stderr or run.stdout)[-300:]}")
-        ready.touch()
-    return python
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def phoenix(phoenix_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Phoenix server on 127.0.0.1 (HTTP and gRPC); its base URL."""
-    work = tmp_path_factory.mktemp("phoenix")
-    port = free_port()
-    env = {
-        **os.environ,
-        "PHOENIX_WORKING_DIR": str(work),
-        "PHOENIX_HOST": "127.0.0.1",
-        "PHOENIX_PORT": str(port),
-        "PHOENIX_GRPC_PORT": str(free_port()),
-        "PHOENIX_TELEMETRY_ENABLED": "false",
-    }
-    log = open(work / "phoenix.log", "wb")  # noqa: SIM115 - closed after the server stops
-    proc = subprocess.Popen(
-        [str(phoenix_python), str(HERE / "phoenix_serve.py")],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.skip(f"Phoenix exited at start: {(work / 'phoenix.log').read_bytes()[-300:]!r}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.skip("Phoenix did not start in time")
-            time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def stored(url: str) -> list[dict[str, Any]]:
