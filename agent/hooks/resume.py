@@ -1,11 +1,11 @@
 """Session start: recover what a crash left unfinished and hand the agent the resume brief.
 
-On ``SessionStart`` with source ``resume``, the session's own journal; with any source, also the
-journals of other sessions of this agent in the same workspace that have unfinished intents (a
-crashed session the user starts afresh instead of resuming). Each is recovered as ``walkback
+On ``SessionStart`` with source ``resume``, the session's own journal is recovered as ``walkback
 recover --apply`` recovers it (:func:`journal.recovery.recover`: applied intents committed, not
 applied ones redone, torn files restored from the pre-image and redone, commands in doubt left to a
-human; every decision journaled first), and the briefs become the agent's added context.
+human; every decision journaled first). With any source, the journals of other sessions of this
+agent in the same workspace that have unfinished intents (a crashed session the user starts afresh
+instead of resuming) are analyzed. The briefs become the agent's added context.
 """
 
 from __future__ import annotations
@@ -22,7 +22,12 @@ RESUMED = "resume"
 
 
 def briefs(agent: str, hook: Hook, root: Path | None = None) -> str | None:
-    """The resume briefs of the journals this session start recovers (None: nothing to recover)."""
+    """The resume briefs of the journals this session start looks at (None: nothing unfinished).
+
+    The session's own journal (on resume) is recovered with ``--apply``: it is not running
+    elsewhere. Another session's is only analyzed: it may still be running (an intent waits while
+    its tool is held by a hook or a permission prompt), so the brief says how to apply it.
+    """
     from walkback.journal.recovery import analyze, recover
 
     own = session_dir(agent, hook.session, root)
@@ -31,9 +36,14 @@ def briefs(agent: str, hook: Hook, root: Path | None = None) -> str | None:
         plan = analyze(path)
         if not any(not f.done for f in plan.all_findings()):
             continue
-        plan = recover(path, apply=True)
-        whose = "this session" if own is not None and path.parent == own else f"session {path.parent.name}"
-        texts.append(f"walkback recovered {whose} ({path}):\n{plan.brief}")
+        if own is not None and path.parent == own:
+            texts.append(f"walkback recovered this session ({path}):\n{recover(path, apply=True).brief}")
+        else:
+            act = f"`walkback recover {path} --apply` acts"
+            texts.append(
+                f"walkback found session {path.parent.name} of this workspace unfinished ({path}); nothing"
+                f" was changed (it may still be running; {act}):\n{plan.brief}"
+            )
     return "\n\n".join(texts) or None
 
 

@@ -252,3 +252,22 @@ def test_session_start_writes_the_header_and_has_nothing_to_recover(ws: Path, ho
     (header,) = records(home)
     assert header["type"] == "run.start" and header["workspace"] == str(ws)
     assert header["producer"]["name"] == "walkback-hooks"
+
+
+def test_a_resume_recovers_its_own_session_and_a_new_one_only_reports_another(ws: Path, home: Path) -> None:
+    edit = {"file_path": "a.txt", "old_string": "two", "new_string": "TWO"}
+    hook(home, payload(ws, "PreToolUse", "Edit", tool_input=edit))  # the agent dies before the edit
+    other = {**payload(ws, "SessionStart", source="startup"), "session_id": "a-new-session"}
+    started = hook(home, other)
+    context = json.loads(started.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart"
+    assert f"walkback found session {SESSION} of this workspace unfinished" in context["additionalContext"]
+    assert "lsn 1 Edit a.txt (call toolu_1) was not applied" in context["additionalContext"]
+    assert (ws / "a.txt").read_text() == "one\ntwo\n" and "recovery" not in {r["type"] for r in records(home)}
+
+    resumed = hook(home, payload(ws, "SessionStart", source="resume"))
+    brief = json.loads(resumed.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert brief.startswith("walkback recovered this session") and "redone" in brief
+    assert (ws / "a.txt").read_text() == "one\nTWO\n"
+    assert [r["finding"] for r in records(home) if r["type"] == "recovery"] == ["not_applied"]
+    assert hook(home, payload(ws, "SessionStart", source="resume")).stdout == ""  # nothing left
