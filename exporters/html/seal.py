@@ -20,9 +20,9 @@ from typing import Any
 
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from walkback.exporters.bundle.checks import Check, signature_checks
 from walkback.exporters.bundle.dsse import PAYLOAD_TYPE, b64decode, b64encode, sign
 from walkback.exporters.bundle.statement import STATEMENT_TYPE
-from walkback.exporters.bundle.verify import Check, signature_checks
 from walkback.journal.errors import UnusableBundle
 
 BUNDLE_OPEN = b'<script id="wb-bundle" type="application/json">'

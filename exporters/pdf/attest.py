@@ -67,7 +67,7 @@ def check_pages(path: Path, bundle: bytes, trust: Any) -> list[Any]:
     """The checks of a report's pages against its bundle: ``report signature``, ``report trust``
     and ``pages`` (a :class:`~walkback.exporters.bundle.verify.Check` each)."""
     from pypdf import PdfReader
-    from walkback.exporters.bundle.verify import Check
+    from walkback.exporters.bundle.checks import Check
 
     reader = PdfReader(path)
     files = reader.attachments
@@ -115,9 +115,9 @@ def check_pages(path: Path, bundle: bytes, trust: Any) -> list[Any]:
 
 def _account(text: bytes, trust: Any) -> tuple[list[Any], dict[str, Any] | None]:
     """The signature checks of the page account, and its statement (None: unreadable)."""
+    from walkback.exporters.bundle.checks import Check, signature_checks
     from walkback.exporters.bundle.dsse import PAYLOAD_TYPE, b64decode
     from walkback.exporters.bundle.statement import STATEMENT_TYPE
-    from walkback.exporters.bundle.verify import Check, signature_checks
 
     def bad(why: str) -> tuple[list[Any], None]:
         return [Check(PAGES, False, f"{REPORT_NAME} {why}")], None
