@@ -30,7 +30,7 @@ from walkback.journal.blobs import BlobStore
 from walkback.journal.errors import BlobError
 from walkback.journal.hookpaths import input_digest
 from walkback.journal.images import intent_image
-from walkback.journal.reader import Scanner
+from walkback.journal.reader import Record, Scanner
 from walkback.journal.record import changes_file, target_of
 from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.details import Detail, FileEdit, ToolCall, ToolResult
@@ -94,60 +94,90 @@ def merge(session: Session) -> Session:
     path = journal_for(session)
     if path is None or session.hooked is not None:
         return session
-    base = session.describe
-    ids, by_input = _transcript_calls(session, base)
-    aliases: dict[str, str] = {}
-    """A synthesized call id (``<order>:<input digest>``) -> the transcript's id of the same call."""
-    b = SessionBuilder(session.format, describe=base, extend=session)
-    src = b.source(JsonLines(path))
-    hooked = Hooked(path, src, {}, base)
-    agent = next(iter(session.agents), "")
-    event_of: dict[int, int] = {}
-    """journal lsn -> the event standing for it (a transcript call, or an event added here)."""
-    targets: dict[int, str] = {}
+    m = _Merger(session, path)
     for rec in Scanner(path):
+        m.record(rec)
+    return m.finish()
+
+
+class _Merger:
+    """One merge: the journal's records, in order, joined to the transcript's calls."""
+
+    def __init__(self, session: Session, path: Path) -> None:
+        base = session.describe
+        self.ids, self.by_input = _transcript_calls(session, base)
+        self.aliases: dict[str, str] = {}
+        """A synthesized call id (``<order>:<input digest>``) -> the transcript's id of the same call."""
+        self.b = SessionBuilder(session.format, describe=base, extend=session)
+        self.hooked = Hooked(path, self.b.source(JsonLines(path)), {}, base)
+        self.agent = next(iter(session.agents), "")
+        self.event_of: dict[int, int] = {}
+        """journal lsn -> the event standing for it (a transcript call, or an event added here)."""
+        self.targets: dict[int, str] = {}
+
+    def record(self, rec: Record) -> None:
         d = rec.data
         typ = str(d.get("type", ""))
-        call = d.get("call") if isinstance(d.get("call"), str) else ""
-        if typ == "intent" and call not in ids and SYNTHESIZED.match(call) and call not in aliases:
-            same = by_input.get(call.partition(":")[2])
-            if same:
-                aliases[call] = same.pop(0)  # the oldest transcript call with this input
-        call = aliases.get(call, call)
-        where = {"src": src, "line": rec.line, "offset": rec.offset, "length": rec.length}
-        ts = parse_time(d.get("ts"))
+        call = self._call(typ, d.get("call"))
         if typ == "intent":
-            targets[rec.lsn] = target_of(d)
-            if call:
-                hooked.calls.setdefault(call, Call()).intents.append(d)
-            if call in ids:
-                event_of[rec.lsn] = ids[call]
-                hooked.linked += 1
-            else:
-                event_of[rec.lsn] = b.add(
-                    "tool_call", type=typ, ts=ts, agent=agent, tool=str(d.get("tool", "")),
-                    target=targets[rec.lsn], status="pending", flags=FILE if changes_file(d) else 0, **where,
-                )  # fmt: skip
-        elif typ in ("commit", "fail") and rec.closes in event_of:
-            if call in hooked.calls:
-                hooked.calls[call].ends.append(d)
-            _mismatch(hooked, call, d)
-            i = event_of[rec.closes]
-            if b.status_of(i) == "pending":  # the transcript has no result for it: the journal's completes it
-                own = "failed" if typ == "fail" else status(typ, d)
-                b.set_status(i, own)
-                b.add("tool_result", type=typ, ts=ts, agent=agent, target=targets[rec.closes], status=own,
-                      ref=i, **where)  # fmt: skip
+            self._intent(rec, call)
+        elif typ in ("commit", "fail") and rec.closes in self.event_of:
+            self._end(rec, call)
         elif typ in OWN_EVENTS:
-            ref = event_of.get(d["ref"], -1) if isinstance(d.get("ref"), int) else -1
-            b.add(TYPE_KIND[typ], type=typ, ts=ts, agent=agent, status=status(typ, d), ref=ref,
-                  target=str(d.get("target", "")), **where)  # fmt: skip
-    b.interleave = True
-    merged = b.finish()
-    merged.hooked = hooked
-    merged.describe = hooked.describe
-    merged.blob_loader = _blobs(merged.blob_loader, BlobStore(path.parent / "blobs"))
-    return merged
+            ref = d.get("ref")
+            self._add(TYPE_KIND[typ], rec, status=status(typ, d), target=str(d.get("target", "")),
+                      ref=self.event_of.get(ref, -1) if isinstance(ref, int) else -1)  # fmt: skip
+
+    def _call(self, typ: str, given: object) -> str:
+        """The call id a record names, as the transcript knows the call."""
+        call = given if isinstance(given, str) else ""
+        if typ == "intent" and call not in self.ids and call not in self.aliases and SYNTHESIZED.match(call):
+            same = self.by_input.get(call.partition(":")[2])
+            if same:
+                self.aliases[call] = same.pop(0)  # the oldest transcript call with this input
+        return self.aliases.get(call, call)
+
+    def _add(self, kind: str, rec: Record, **fields: Any) -> int:
+        typ = str(rec.data.get("type", ""))
+        ts = parse_time(rec.data.get("ts"))
+        return self.b.add(kind, type=typ, ts=ts, agent=self.agent, src=self.hooked.src, line=rec.line,
+                          offset=rec.offset, length=rec.length, **fields)  # fmt: skip
+
+    def _intent(self, rec: Record, call: str) -> None:
+        d = rec.data
+        self.targets[rec.lsn] = target_of(d)
+        if call:
+            self.hooked.calls.setdefault(call, Call()).intents.append(d)
+        if call in self.ids:
+            self.event_of[rec.lsn] = self.ids[call]
+            self.hooked.linked += 1
+        else:
+            self.event_of[rec.lsn] = self._add(
+                "tool_call", rec, tool=str(d.get("tool", "")), target=self.targets[rec.lsn], status="pending",
+                flags=FILE if changes_file(d) else 0,
+            )  # fmt: skip
+
+    def _end(self, rec: Record, call: str) -> None:
+        d = rec.data
+        if call in self.hooked.calls:
+            self.hooked.calls[call].ends.append(d)
+        _mismatch(self.hooked, call, d)
+        assert rec.closes is not None
+        i = self.event_of[rec.closes]
+        if (
+            self.b.status_of(i) == "pending"
+        ):  # the transcript has no result for it: the journal's completes it
+            own = "failed" if d.get("type") == "fail" else status("commit", d)
+            self.b.set_status(i, own)
+            self._add("tool_result", rec, target=self.targets[rec.closes], status=own, ref=i)
+
+    def finish(self) -> Session:
+        self.b.interleave = True
+        merged = self.b.finish()
+        merged.hooked = self.hooked
+        merged.describe = self.hooked.describe
+        merged.blob_loader = _blobs(merged.blob_loader, BlobStore(self.hooked.journal.parent / "blobs"))
+        return merged
 
 
 def _transcript_calls(session: Session, base: DetailFn) -> tuple[dict[str, int], dict[str, list[str]]]:
