@@ -56,9 +56,11 @@ class Rule:
     path: tuple[str, ...] = ()
     pattern: re.Pattern[str] | None = None
     agent: str = ""
-    hint: re.Pattern[bytes] | None = None
-    """A test of the raw line: a line it does not match is left as it is, unparsed (the secret
-    detectors have one; a rule without one reads every line)."""
+    hint: tuple[bytes, ...] = ()
+    """Words one of which the line holds (in lower case) if the rule can match it: a line with
+    none is left as it is, unparsed (the secret detectors have them; without, every line is read)."""
+    near: re.Pattern[bytes] | None = None
+    """Then a pattern the lower-case line must match (a word followed by ``=`` or ``:``)."""
     check: Callable[[re.Match[str]], bool] | None = None
     """Which matches to hide (the rest are kept); with a ``v`` group only that group is hidden."""
 
@@ -110,7 +112,12 @@ def redact_line(
 
     A line that is not a JSON object is redacted as text (a regular expression, or a whole agent).
     """
-    rules = [r for r in rules if r.hint is None or r.hint.search(line)]
+    low = line.lower() if any(r.hint for r in rules) else line
+    rules = [
+        r
+        for r in rules
+        if not r.hint or (any(w in low for w in r.hint) and (r.near is None or r.near.search(low)))
+    ]
     if not rules:
         return line, []
     try:

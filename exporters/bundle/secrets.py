@@ -3,8 +3,8 @@
 Each detector is a ``re:``-style :class:`~.redact.Rule` named ``secret:<what>``, so a default
 redaction is signed, listed and provable exactly like a ``--redact`` one. Where a secret sits in
 a context (``AWS_SECRET_ACCESS_KEY=…``, ``Authorization: Bearer …``, ``.env`` lines) only the
-value (the ``v`` group) is replaced, and the name stays readable. The ``hint`` of each rule is a
-cheap test of the raw line, so a line that cannot hold a secret is never parsed.
+value (the ``v`` group) is replaced, and the name stays readable. The ``hint`` of each rule is
+words the raw line must hold (in lower case), so a line that cannot hold a secret is never parsed.
 """
 
 from __future__ import annotations
@@ -60,12 +60,26 @@ def _random(m: re.Match[str]) -> bool:
     return entropy(v) >= ENTROPY_BITS and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
 
 
-def _rule(name: str, pattern: str, hint: str, check: Any = None) -> Rule:
+WORDS = (b"key", b"token", b"secret", b"pass", b"pwd", b"credential", b"auth", b"dsn")
+"""What a line holds (in lower case) if a name in it may say a secret follows."""
+
+
+_NAMES = rb"(?:key|token|secret|pass|pwd|credential|auth|dsn)"
+NEAR_ASSIGNMENT = re.compile(_NAMES + rb"[a-z0-9_]*=")
+"""A name with such a word assigned (``GITHUB_TOKEN=``)."""
+NEAR_KEY = re.compile(_NAMES + rb"(?:\\?[\"'])?\s*[:=]")
+"""Such a word followed by ``=`` or ``:`` (raw JSON escapes its quotes)."""
+
+
+def _rule(
+    name: str, pattern: str, hint: tuple[bytes, ...], check: Any = None, near: re.Pattern[bytes] | None = None
+) -> Rule:
     return Rule(
         SECRET + name,
         "regex",
         pattern=re.compile(pattern),
-        hint=re.compile(hint.encode()),
+        hint=hint,
+        near=near,
         check=check,
     )
 
@@ -79,38 +93,43 @@ SECRET_RULES: tuple[Rule, ...] = (
         "private-key",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[^\"-]|-(?!----END))*"
         r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?",
-        r"PRIVATE KEY",
+        (b"private key",),
     ),
-    _rule("anthropic", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", r"sk-ant-"),
-    _rule("openai", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", r"sk-"),
+    _rule("anthropic", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", (b"sk-ant-",)),
+    _rule("openai", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", (b"sk-",)),
     _rule(
-        "github", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})", r"gh[pousr]_|github_pat_"
+        "github",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        (b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_"),
     ),
-    _rule("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", r"AKIA|ASIA"),
+    _rule("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", (b"akia", b"asia")),
     _rule(
         "aws-secret-key",
         r"(?i)aws_?secret_?(?:access_?)?key\W{0,4}(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
-        r"(?i)aws_?secret",
+        (b"secret",),
     ),
-    _rule("slack", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", r"xox[abprs]-"),
-    _rule("google", r"\bAIza[0-9A-Za-z_\-]{35,}", r"AIza"),
+    _rule("slack", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", (b"xox",)),
+    _rule("google", r"\bAIza[0-9A-Za-z_\-]{35,}", (b"aiza",)),
     _rule(
         "bearer",
         r"(?i)\b(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)",
-        r"(?i)bearer|token ",
+        (b"bearer", b"token"),
         _random,
+        re.compile(rb"(?:bearer|token)\s"),
     ),
     _rule(
         "env-assignment",
         rf"(?<![A-Za-z0-9_])(?P<n>[A-Z][A-Z0-9_]*)=(?P<v>\"[^\"\\\n]{{6,}}\"|'[^'\\\n]{{6,}}'|{_VALUE}{{6,}})",
-        rf"(?i){SECRET_WORDS}[A-Z0-9_]*=",
+        WORDS,
         _named_secret,
+        NEAR_ASSIGNMENT,
     ),
     _rule(
         "key-context",
         rf"(?i)(?P<n>{SECRET_WORDS})[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=_\-.~]{{16,}})",
-        rf"(?i){SECRET_WORDS}(?:\\?[\"'])?\s*[:=]",
+        WORDS,
         _random,
+        NEAR_KEY,
     ),
 )
 """What ``walkback export`` hides unless ``--no-default-redaction`` is given."""

@@ -69,9 +69,10 @@ def page(title: str, view: dict[str, Any], bundle: bytes) -> bytes:
             BODY.encode(),
             b'<script id="wb-view" type="application/octet-stream">',
             pack(view),
-            CLOSE + b"\n" + BUNDLE_OPEN,
+            CLOSE + b"\n",
+            # the code before the bundle: the first step shows while the bundle is still being read
+            b"<script>" + script.encode() + CLOSE + b"\n" + BUNDLE_OPEN,
             bundle.replace(b"<", b"\\u003c"),  # JSON's own escape: nothing in it can close its slot
-            CLOSE + b"\n" + SEAL_OPEN + CLOSE + b"\n",
-            b"<script>" + script.encode() + CLOSE + b"\n</body></html>\n",
+            CLOSE + b"\n" + SEAL_OPEN + CLOSE + b"\n</body></html>\n",
         ]
     )

@@ -33,6 +33,7 @@
   // -- the raw records, from the bundle's artifacts (decoded when first asked for) ---------------
   function artifactLines(name) {
     if (lines.has(name)) return lines.get(name);
+    if (document.readyState === "loading") return [];  // the bundle is still being read
     if (bundle === null) bundle = JSON.parse($("wb-bundle").textContent);
     const art = (bundle.artifacts || []).find((a) => a.name === name);
     const text = art ? new TextDecoder().decode(bytesOf(art.data.replace(/-/g, "+").replace(/_/g, "/"))) : "";
@@ -46,7 +47,9 @@
   }
   function rawRecord(i) {
     const text = rawLine(i);
-    if (text === undefined) return "(this record is not line-based; see the bundle)";
+    if (text === undefined) {
+      return document.readyState === "loading" ? "(still reading the bundle; open this again)" : "(this record is not line-based; see the bundle)";
+    }
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
   }
 
@@ -278,6 +281,7 @@
     header();
     const start = fromHash();
     go(start === null ? 0 : start, true);
+    window.wbFirstStep = performance.now();  // ms since navigation: bench/handoff.py reads it
     document.body.classList.add("wb-ready");
     lanes();
     tree();

@@ -16,7 +16,15 @@ from walkback.exporters.bundle.secrets import SECRET_RULES, entropy
 
 from walkback.cli import cli
 
-FORMATS = {"bundle": "b.json", "pdf": "r.pdf", "otlp": "t.json", "csv": "e.csv", "parquet": "e.parquet"}
+FORMATS = {
+    "bundle": "b.json",
+    "pdf": "r.pdf",
+    "otlp": "t.json",
+    "csv": "e.csv",
+    "parquet": "e.parquet",
+    "html": "r.html",
+    "markdown": "s.md",
+}
 
 
 def export(*args: str | Path) -> tuple[int, str, str]:
