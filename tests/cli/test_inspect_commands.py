@@ -256,7 +256,14 @@ def test_untrusted_text_cannot_drive_the_terminal(runner: CliRunner, tmp_path: P
         w.append("intent", tool="rm\x1b[31m", target="a\nb", effect="fs", pre="absent", post="absent")
     r = run(runner, "show", tmp_path / "run")
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
-    assert "evil\\x1b[2J\\x0afake: line\\u202e" in r.stdout and "a\\x0ab" in r.stdout
+    assert "a\\x0ab" in r.stdout
+    # the task by its first line (issue 27): escaped, and its second line fakes no output line
+    assert "  task        evil\\x1b[2J\n" in r.stdout
+    assert not any(line.startswith("fake:") for line in r.stdout.splitlines())
+    with JournalWriter.create(tmp_path / "one", task="evil\x1b[2J fake\u202e") as w:
+        pass
+    r = run(runner, "show", tmp_path / "one")
+    assert "  task        evil\\x1b[2J fake\\u202e\n" in r.stdout
 
 
 def test_the_installed_entry_point_reports_errors_without_a_traceback(tmp_path: Path) -> None:
