@@ -13,10 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from hookjournal_helpers import HookJournal, Transcript, git, h, make_repo
 from walkback.importers import load
 from walkback.journal import read_records
 from walkback.journal.manifest import manifest
+
+from walkback.cli import cli
 
 HEAD_C = b"c as committed\n"
 PRE_C, POST_C = b"c edited since, never committed\n", b"c edited again\n"
@@ -29,14 +32,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def walkback(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "walkback", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+def walkback(*args: str | Path) -> Result:
+    """``walkback ARGS`` in this process (the one with a failpoint runs as a process of its own)."""
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def walkback_process(*args: str | Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "walkback", *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=120)  # fmt: skip
 
 
 def _edit(t: Transcript, hj: HookJournal, call: str, target: str, old: bytes, new: bytes) -> int:
@@ -69,7 +72,7 @@ def test_findings_name_call_ids_and_nothing_changes_without_apply(tmp_path: Path
     t, hj = _crashed(tmp_path, home)
     before = hj.path.read_bytes()
     r = walkback("recover", t.path, "--workspace", hj.ws, "--json")
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["journal"] == str(hj.path) and out["session"] == str(t.path) and out["format"] == "claude-code"
     found = {f["call"]: (f["target"], f["finding"], f["action"]) for f in out["findings"]}
@@ -87,7 +90,7 @@ def test_findings_name_call_ids_and_nothing_changes_without_apply(tmp_path: Path
 def test_apply_commits_redoes_and_restores_a_torn_file_from_its_pre_image(tmp_path: Path, home: Path) -> None:
     t, hj = _crashed(tmp_path, home)
     r = walkback("recover", t.path, "--workspace", hj.ws, "--apply", "--json")
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.output
     ws = hj.ws
     assert (ws / "a.py").read_bytes() == b"a = 2\n" and (ws / "b.py").read_bytes() == b"b = 1\n"
     assert (ws / "c.py").read_bytes() == POST_C and h((ws / "c.py").read_bytes()) == h(POST_C)
@@ -101,7 +104,7 @@ def test_apply_commits_redoes_and_restores_a_torn_file_from_its_pre_image(tmp_pa
     assert (torn["finding"], torn["action"]) == ("torn", "restore_redo")
     assert recs[-1]["type"] == "recovery.brief" and "restored from the intent" in recs[-1]["brief"]
     again = walkback("recover", t.path, "--workspace", ws, "--apply", "--json")
-    assert again.returncode == 0 and json.loads(again.stdout)["findings"] == []
+    assert again.exit_code == 0 and json.loads(again.stdout)["findings"] == []
     assert len(read_records(hj.path)[0]) == len(recs), "a second run changes nothing"
     s = load(t.path)
     assert s.pending() == [], "the transcript's calls are closed by the recovery's commits"
@@ -112,13 +115,13 @@ def test_a_decision_is_durable_before_its_effect(tmp_path: Path, home: Path) -> 
     untouched; a second recovery finishes the job."""
     t, hj = _crashed(tmp_path, home)
     env = {**os.environ, "WALKBACK_FAILPOINT": "recovery.after_decision:3"}
-    killed = walkback("recover", t.path, "--workspace", hj.ws, "--apply", env=env)
+    killed = walkback_process("recover", t.path, "--workspace", hj.ws, "--apply", env=env)
     assert killed.returncode == -9
     recs = [r.data for r in read_records(hj.path)[0]]
     assert [d["target"] for d in recs if d["type"] == "recovery"][-1] == "c.py"
     assert (hj.ws / "c.py").read_bytes() == b"\x00junk"
     done = walkback("recover", t.path, "--workspace", hj.ws, "--apply")
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.output
     assert (hj.ws / "c.py").read_bytes() == POST_C
 
 
@@ -133,7 +136,7 @@ def test_a_torn_new_file_is_exact_without_git(tmp_path: Path, home: Path) -> Non
     (ws / "n.txt").write_bytes(b"made, th")
     hj.close()
     r = walkback("recover", t.path, "--workspace", ws, "--apply", "--json")
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.output
     assert [(f["call"], f["finding"]) for f in json.loads(r.stdout)["findings"]] == [("toolu_n", "torn")]
     assert (ws / "n.txt").read_bytes() == b"made, then edited\n"
 
@@ -154,7 +157,7 @@ def test_a_shell_call_in_doubt_lists_what_changed_since_its_snapshot(tmp_path: P
     (ws / "build.log").write_bytes(b"ignored\n")
     hj.close()
     r = walkback("recover", t.path, "--workspace", ws, "--apply", "--json")
-    assert r.returncode == 3, "a command in doubt needs a human"
+    assert r.exit_code == 3, "a command in doubt needs a human"
     (f,) = json.loads(r.stdout)["findings"]
     assert (f["call"], f["finding"], f["action"]) == ("toolu_sh", "in_doubt", "ask_human")
     assert f["detail"].endswith("changed since its snapshot: a.py, keep.txt, new.txt")
@@ -179,5 +182,5 @@ def test_a_manifest_snapshot_outside_git(tmp_path: Path, home: Path) -> None:
     (ws / "y.txt").write_bytes(b"y2\n")
     hj.close()
     r = walkback("recover", t.path, "--workspace", ws, "--json")
-    assert r.returncode == 3
+    assert r.exit_code == 3
     assert json.loads(r.stdout)["findings"][0]["detail"].endswith("changed since its snapshot: y.txt")
