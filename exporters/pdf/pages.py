@@ -111,11 +111,11 @@ def digest_of(top: Any) -> str:
             todo.extend(reversed(obj))
             todo.append(_Token(b"["))
         elif isinstance(obj, DictionaryObject):
-            stream = isinstance(obj, StreamObject)
-            if stream:
+            skip: tuple[str, ...] = ()
+            if isinstance(obj, StreamObject):
                 todo.append(_Token(b"S" + hashlib.sha256(obj.get_data()).digest()))
+                skip = _encoding(obj)
             todo.append(_Token(b">"))
-            skip = _encoding(obj) if stream else ()
             keys = sorted((k for k in obj if k not in skip), key=str.encode, reverse=True)
             for key in keys:
                 todo.append(obj.raw_get(key))
