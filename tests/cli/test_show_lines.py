@@ -19,12 +19,15 @@ from walkback.journal import JournalWriter
 from walkback.cli import cli
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+FIXTURES = Path(__file__).resolve().parents[1] / "importers"
 LONG_TASKS = [
     CORPUS / "swe-agent" / "mini-swe-agent" / "astropy__astropy-12907.traj.json",
     CORPUS / "swe-agent" / "swe-agent__test-repo-i1.traj",
     CORPUS / "gemini-cli" / "vibecodingtracker" / "gemini.jsonl",
     CORPUS / "aider" / "aider-repo-fixture" / "chat-history.EXCERPT.md",
-    Path(__file__).resolve().parents[1] / "importers" / "test_cline" / "1733145600000",
+    FIXTURES / "test_cline" / "1733145600000",
+    FIXTURES / "test_roo_code" / "tasks" / "0199c3a0-0000-7000-8000-00000000a001",
+    FIXTURES / "test_mini_swe_agent" / "calc__calc-1.traj.json",
 ]
 TASK = "\n\n<issue>\n   Make `add` add.  \nIt subtracts:\n" + "x = add(2, 3)\t# 5\n" * 300 + "</issue>"
 
