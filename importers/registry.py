@@ -112,11 +112,17 @@ def parts(path: str | Path) -> list[str]:
 
 
 def load_chunks(
-    path: str | Path, *, chunk: int = CHUNK, progress: object = None, measure: bool = False
+    path: str | Path,
+    *,
+    chunk: int = CHUNK,
+    progress: object = None,
+    measure: bool = False,
+    hooked: bool = True,
 ) -> Generator[Session, None, None]:
     """Detect and read ``path``, yielding the growing session after every chunk and, last, the
     complete one (a viewer shows a big session before it is read to the end), with its hook journal
-    merged in when it was hooked (:mod:`.hooked`). ``measure``: have the importer record models,
+    merged in when it was hooked (:mod:`.hooked`; ``hooked=False``: the files at ``path`` alone, as
+    a signed bundle carries and verifies them). ``measure``: have the importer record models,
     tokens and file hashes if it can (``timeline.measures``: exports)."""
     p, part = split_part(path)
     imp = detect(p)
@@ -127,7 +133,7 @@ def load_chunks(
         if callable(progress):
             progress(len(s))
         yield s
-    yield merge(b.finish())
+    yield merge(b.finish()) if hooked else b.finish()
 
 
 def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
@@ -145,7 +151,7 @@ def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
     return b.finish()
 
 
-def load(path: str | Path, *, progress: object = None, measure: bool = False) -> Session:
-    """Detect the format of ``path`` and import it whole (``measure``: see :func:`load_chunks`)."""
-    *_, session = load_chunks(path, progress=progress, measure=measure)
+def load(path: str | Path, *, progress: object = None, measure: bool = False, hooked: bool = True) -> Session:
+    """Detect the format of ``path`` and import it whole (``measure``, ``hooked``: :func:`load_chunks`)."""
+    *_, session = load_chunks(path, progress=progress, measure=measure, hooked=hooked)
     return session

@@ -95,7 +95,7 @@ def write_bundle(
         redactions = _snapshot(sources, names, snap, list(rules))
         if on_redactions is not None:
             on_redactions(redactions)
-        copy = load(str(snap / entry_name) + (f"#{part}" if part else ""))
+        copy = load(str(snap / entry_name) + (f"#{part}" if part else ""), hooked=False)
         read = {p.resolve().relative_to(snap.resolve()).as_posix() for p in copy.files()}
         if read != set(names.values()):
             lost = sorted(set(names.values()) - read)

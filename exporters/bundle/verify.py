@@ -585,7 +585,8 @@ def _reimport(
         container.check_name(entry)
     part = pred.get("part")
     try:
-        session = load(str(root / entry) + (f"#{part}" if isinstance(part, str) and part else ""))
+        address = str(root / entry) + (f"#{part}" if isinstance(part, str) and part else "")
+        session = load(address, hooked=False)
     except WalkbackError as e:
         v.checks.append(Check("import", False, f"walkback cannot import the carried files: {e.message}"))
         return None

@@ -176,6 +176,7 @@ class _Merger:
         merged = self.b.finish()
         merged.hooked = self.hooked
         merged.describe = self.hooked.describe
+        merged.measures = None  # the format's measures know no journal hash: an export measures the details
         merged.blob_loader = _blobs(merged.blob_loader, BlobStore(self.hooked.journal.parent / "blobs"))
         return merged
 

@@ -206,3 +206,31 @@ def test_gemini_calls_are_joined_by_their_input_when_the_hook_had_no_id(tmp_path
     assert isinstance(call, ToolCall) and call.edit is not None and call.edit.post == h(content)
     result = s.detail(s.completion_of(write) or -1)
     assert isinstance(result, ToolResult) and result.verification == "hook journal: post hash verified"
+
+
+def test_exports_of_a_hooked_session(tmp_path: Path, home: Path) -> None:
+    """CSV carries the merged session (hashes the transcript does not have); a signed bundle carries
+    the transcript alone, as verify imports it again (the hook journal is not carried in bundles yet)."""
+    ws = tmp_path / "ws"
+    make_repo(ws, {"a.py": b"x=1\n"})
+    t = Transcript(tmp_path / "t.jsonl", ws)
+    hj = HookJournal.create(home, t.session, ws, transcript=t.path)
+    t.prompt("edit")
+    args = {"file_path": str(ws / "a.py"), "old_string": "x=1", "new_string": "x=2"}
+    t.tool_use("toolu_x", "Edit", args)
+    lsn = hj.file_intent("toolu_x", "Edit", args, "a.py", b"x=2\n")
+    (ws / "a.py").write_bytes(b"x=2\n")
+    hj.commit(lsn, "toolu_x", h(b"x=2\n"), "a.py")
+    t.tool_result("toolu_x", "The file a.py has been updated.")  # no originalFile: no hash of its own
+    hj.close()
+    runner = CliRunner()
+    csv = tmp_path / "s.csv"
+    assert runner.invoke(cli, ["export", "csv", str(t.path), "-o", str(csv)]).exit_code == 0
+    assert h(b"x=1\n") in csv.read_text() and h(b"x=2\n") in csv.read_text(), "the journal's hashes"
+    key = tmp_path / "key"
+    assert runner.invoke(cli, ["keygen", "-o", str(key)]).exit_code == 0
+    out = tmp_path / "b.json"
+    r = runner.invoke(cli, ["export", "bundle", str(t.path), "-o", str(out), "--key", str(key)])
+    assert r.exit_code == 0, r.output
+    v = runner.invoke(cli, ["verify", str(out), "--key", str(key) + ".pub", "--json"])
+    assert v.exit_code == 0, v.output
