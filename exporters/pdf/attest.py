@@ -71,7 +71,7 @@ def check_pages(path: Path, bundle: bytes, trust: Any) -> list[Any]:
 
     reader = PdfReader(path)
     files = reader.attachments
-    extra = sorted(n for n in files if n not in (BUNDLE_NAME, REPORT_NAME))
+    extra = sorted({n for n in [*files, *_associated(reader)] if n not in (BUNDLE_NAME, REPORT_NAME)})
     twice = sorted(n for n, copies in files.items() if len(copies) > 1)
     if REPORT_NAME not in files:
         return [
@@ -111,6 +111,16 @@ def check_pages(path: Path, bundle: bytes, trust: Any) -> list[Any]:
         )
     )
     return found
+
+
+def _associated(reader: Any) -> list[str]:
+    """The names of the files the catalog's ``/AF`` associates (left out of the pages digest, so
+    each must be one of the two signed attachments)."""
+    out = []
+    for spec in reader.trailer["/Root"].get_object().get("/AF", []):
+        spec = spec.get_object()
+        out.append(str(spec.get("/UF", spec.get("/F", "?"))))
+    return out
 
 
 def _account(text: bytes, trust: Any) -> tuple[list[Any], dict[str, Any] | None]:

@@ -172,3 +172,17 @@ def test_the_digest_is_of_what_a_stream_holds_not_how_it_is_compressed() -> None
     jpeg.set_data(b"\xff\xd8 jpeg bytes")
     jpeg[NameObject("/Filter")] = NameObject("/DCTDecode")
     assert holding(image) != holding(jpeg)  # an image filter is part of what the bytes mean
+
+
+def test_a_file_associated_outside_the_attachments_fails(reports: dict[str, Path], tmp_path: Path) -> None:
+    """``/AF`` is left out of the digest: a file associated there must be one of the signed two."""
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+
+    w = PdfWriter(clone_from=reports["demo"])
+    spec = DictionaryObject(
+        {NameObject("/Type"): NameObject("/Filespec"), NameObject("/UF"): TextStringObject("x.js")}
+    )
+    af = w._root_object["/AF"]
+    w._root_object[NameObject("/AF")] = ArrayObject([*af, w._add_object(spec)])
+    code, found = verify(write(w, tmp_path / "af.pdf"), reports["pub"])
+    assert code == 1 and "x.js is attached but signed by nothing" in str(found["pages"]["reason"])
