@@ -66,6 +66,7 @@ PRINCIPALS = [
     ("*@example.com,!mallory@example.com", "mallory@example.com"),
     ("*@example.com,!mallory@example.com", "alice@example.com"),
     ("!mallory@example.com,*", "bob@elsewhere.org"),
+    ("!mallory@example.com", "bob@example.com"),  # a negation alone matches nothing
     ("bob@x,alice@example.com", "alice@example.com"),
     ("alice@example.com", "ALICE@example.com"),
     ("a*e@example.com", "a.b.e@example.com"),
