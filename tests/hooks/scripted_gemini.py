@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from local_http import LocalServer
 
 Part = dict[str, Any]
 
@@ -42,45 +43,23 @@ class ScriptedGemini:
         self.turns = list(turns)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        scripted = self
+        self._server = LocalServer(self._answer)
+        self.base_url = self._server.origin
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self._send("application/json", b'{"models": []}')
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = json.loads(raw or b"{}")
-                with scripted._lock:
-                    scripted.requests.append({"path": self.path, "body": body})
-                    if ":countTokens" in self.path:
-                        self._send("application/json", b'{"totalTokens": 10}')
-                        return
-                    main = bool(body.get("tools")) and scripted.turns
-                    parts = scripted.turns.pop(0) if main else [text("Done.")]
-                answer = json.dumps(_chunk(parts)).encode()
-                if "alt=sse" in self.path:
-                    self._send("text/event-stream", b"data: " + answer + b"\r\n\r\n")
-                else:
-                    self._send("application/json", answer)
-
-            def _send(self, kind: str, data: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+    def _answer(self, method: str, path: str, raw: bytes) -> tuple[str, bytes]:
+        if method == "GET":
+            return "application/json", b'{"models": []}'
+        body = json.loads(raw or b"{}")
+        with self._lock:
+            self.requests.append({"path": path, "body": body})
+            if ":countTokens" in path:
+                return "application/json", b'{"totalTokens": 10}'
+            main = bool(body.get("tools")) and self.turns
+            parts = self.turns.pop(0) if main else [text("Done.")]
+        answer = json.dumps(_chunk(parts)).encode()
+        if "alt=sse" in path:
+            return "text/event-stream", b"data: " + answer + b"\r\n\r\n"
+        return "application/json", answer
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._server.close()

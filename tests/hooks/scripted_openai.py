@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from local_http import LocalServer
 
 Item = dict[str, Any]
 
@@ -73,39 +74,18 @@ class ScriptedResponses:
         self.turns = list(turns)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        scripted = self
+        self._server = LocalServer(self._answer)
+        self.base_url = self._server.origin + "/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self._send(200, "application/json", b'{"object": "list", "data": []}')
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = json.loads(raw or b"{}")
-                with scripted._lock:
-                    scripted.requests.append({"path": self.path, "body": body})
-                    main = bool(body.get("tools")) and scripted.turns
-                    items = scripted.turns.pop(0) if main else [message("Done.")]
-                    n = len(scripted.requests)
-                self._send(200, "text/event-stream", _events(n, items))
-
-            def _send(self, status: int, kind: str, data: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def _answer(self, method: str, path: str, raw: bytes) -> tuple[str, bytes]:
+        if method == "GET":
+            return "application/json", b'{"object": "list", "data": []}'
+        body = json.loads(raw or b"{}")
+        with self._lock:
+            self.requests.append({"path": path, "body": body})
+            main = bool(body.get("tools")) and self.turns
+            items = self.turns.pop(0) if main else [message("Done.")]
+            return "text/event-stream", _events(len(self.requests), items)
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._server.close()

@@ -48,7 +48,7 @@ def codex_home(home: Path, ws: Path, base_url: str) -> Path:
     """Codex's config: the scripted provider, and the workspace trusted (a project's hooks load
     only in a trusted project)."""
     conf = home / ".codex"
-    conf.mkdir(parents=True)
+    conf.mkdir(parents=True, exist_ok=True)
     (conf / "config.toml").write_text(
         f'model = "gpt-5.5"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\nname = "scripted"\n'
         f'base_url = "{base_url}"\nenv_key = "SCRIPTED_API_KEY"\nwire_api = "responses"\n\n'
@@ -62,13 +62,13 @@ def install_hooks(ws: Path) -> None:
     hooks_cli("install", "--agent", "codex", "--workspace", str(ws))
 
 
-def codex(tmp_path: Path, ws: Path, model: ScriptedResponses) -> dict[str, str]:
+def codex(tmp_path: Path, ws: Path, model: ScriptedResponses, *more: str) -> None:
+    """``codex exec`` in ``ws`` (``more``: its arguments after the options, default a prompt)."""
     home = tmp_path / "home"
     env = {**base_env(home, tmp_path / "wb"), "CODEX_HOME": str(codex_home(home, ws, model.base_url))}
     env["SCRIPTED_API_KEY"] = "sk-scripted"
     cmd = [str(agent_bin("codex")), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
-    run_agent([*cmd, "-s", "workspace-write", "edit the app"], ws, env)
-    return env
+    run_agent([*cmd, "-s", "workspace-write", *(more or ("edit the app",))], ws, env)
 
 
 def test_a_codex_session_is_journaled_with_the_files_hashes(tmp_path: Path, model: ScriptedResponses) -> None:
@@ -201,19 +201,25 @@ def test_user_scope_writes_codex_home(tmp_path: Path) -> None:
     assert "PreToolUse" in json.loads((tmp_path / "cx" / "hooks.json").read_text())["hooks"]
 
 
-def test_a_new_session_after_a_crash_restores_the_torn_file_and_briefs_codex(
+def test_a_resumed_session_gets_its_torn_file_restored_and_the_brief(
     tmp_path: Path, model: ScriptedResponses
 ) -> None:
-    """The crashed session: the captured apply_patch payload shape through the hook command."""
+    """A real Codex session, then a crash of it faked after its PreToolUse hook (the captured
+    apply_patch payload shape through the hook command) with the file torn; ``codex exec resume``."""
     ws = tmp_path / "ws"
     make_repo(ws, {"app.py": APP})
     install_hooks(ws)
-    fields = {"cwd": str(ws), "transcript_path": str(tmp_path / "none.jsonl"), "session_id": "crashed"}
+    model.turns = [[message("first")]]
+    codex(tmp_path, ws, model)
+    (rollout,) = (tmp_path / "home" / ".codex" / "sessions").rglob("rollout-*.jsonl")
+    session = json.loads(rollout.read_text().splitlines()[0])["payload"]["id"]
+    fields = {"cwd": str(ws), "transcript_path": str(rollout), "session_id": session}
     pre = payload("codex", "pre_apply_patch_add", **fields, tool_input={"command": PATCH})
     crash_before_the_tool("codex", pre, ws / "app.py", {"WALKBACK_HOME": str(tmp_path / "wb")})
-    model.turns = [[message("continuing")]]
-    codex(tmp_path, ws, model)
+    model.turns, asked = [[message("continuing")]], len(model.requests)
+    codex(tmp_path, ws, model, "resume", session, "continue")
 
     assert (ws / "app.py").read_text() == "def greet():\n    return 'hello'\n"  # restored, then redone
     assert (ws / "notes.txt").read_text() == "one\ntwo\n"
-    assert "walkback recovered session crashed" in json.dumps(model.requests[0]["body"]["input"])
+    brief = json.dumps(model.requests[asked]["body"]["input"])
+    assert "walkback recovered this session" in brief and "call_p1" in brief

@@ -52,7 +52,7 @@ def install_hooks(ws: Path) -> None:
     hooks_cli("install", "--agent", "copilot-cli", "--workspace", str(ws))
 
 
-def copilot(tmp_path: Path, ws: Path, model: ScriptedResponses, cache: Path, name: str) -> None:
+def copilot(tmp_path: Path, ws: Path, model: ScriptedResponses, cache: Path, name: str, *more: str) -> None:
     """``copilot -p`` in ``ws`` with model ``name`` (gpt-4.1: create/edit; gpt-5.5: apply_patch)."""
     env = {
         **base_env(tmp_path / "home", tmp_path / "wb"),
@@ -65,11 +65,13 @@ def copilot(tmp_path: Path, ws: Path, model: ScriptedResponses, cache: Path, nam
         "COPILOT_PROVIDER_WIRE_API": "responses",
         "COPILOT_MODEL": name,
     }
-    run_agent([str(agent_bin("copilot")), "-p", "edit the notes", "--allow-all-tools", "-s"], ws, env)
+    run_agent([str(agent_bin("copilot")), "-p", "edit the notes", "--allow-all-tools", "-s", *more], ws, env)
 
 
-def _args(**kw: str) -> str:
-    return json.dumps(kw)
+def only_session(tmp_path: Path) -> str:
+    """The id of the one session Copilot kept (its ``session-state`` folder)."""
+    (state,) = (tmp_path / "home" / ".copilot" / "session-state").glob("*/events.jsonl")
+    return state.parent.name
 
 
 def test_a_copilot_session_is_journaled_with_the_files_hashes(
@@ -183,19 +185,23 @@ def test_user_scope_writes_copilot_home(tmp_path: Path) -> None:
     assert "preToolUse" in json.loads((tmp_path / "cp" / "hooks" / "walkback.json").read_text())["hooks"]
 
 
-def test_a_new_session_after_a_crash_restores_the_torn_file_and_briefs_copilot(
+def test_a_resumed_session_gets_its_torn_file_restored_and_the_brief(
     tmp_path: Path, model: ScriptedResponses, cache: Path
 ) -> None:
-    """The crashed session: the captured camelCase pre_edit payload through the hook command."""
+    """A real Copilot session, then a crash of it faked after its preToolUse hook (the captured
+    camelCase pre_edit payload through the hook command) with the file torn; ``copilot --resume``."""
     ws = tmp_path / "ws"
     make_repo(ws, {"notes.txt": b"one\ntwo\n"})
     install_hooks(ws)
+    model.turns = [[message("first")]]
+    copilot(tmp_path, ws, model, cache, "gpt-4.1")
+    session = only_session(tmp_path)
     args = {"path": str(ws / "notes.txt"), "old_str": "two", "new_str": "three"}
-    pre = payload("copilot-cli", "pre_edit", cwd=str(ws), sessionId="crashed", toolArgs=args)
+    pre = payload("copilot-cli", "pre_edit", cwd=str(ws), sessionId=session, toolArgs=args)
     env = {"WALKBACK_HOME": str(tmp_path / "wb"), "COPILOT_HOME": str(tmp_path / "home" / ".copilot")}
     crash_before_the_tool("copilot-cli", pre, ws / "notes.txt", env)
-    model.turns = [[message("continuing")]]
-    copilot(tmp_path, ws, model, cache, "gpt-4.1")
+    model.turns, asked = [[message("continuing")]], len(model.requests)
+    copilot(tmp_path, ws, model, cache, "gpt-4.1", f"--resume={session}")
 
     assert (ws / "notes.txt").read_bytes() == b"one\nthree\n"  # restored from the pre-image, then redone
-    assert "walkback recovered session crashed" in json.dumps(model.requests[0]["body"]["input"])
+    assert "walkback recovered this session" in json.dumps(model.requests[asked]["body"]["input"])

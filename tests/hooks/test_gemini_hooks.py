@@ -46,10 +46,11 @@ def install_hooks(ws: Path) -> None:
     hooks_cli("install", "--agent", "gemini-cli", "--workspace", str(ws))
 
 
-def gemini(tmp_path: Path, ws: Path, model: ScriptedGemini) -> None:
-    """``gemini -p`` in ``ws`` (trusted, API-key auth against the scripted server), to its end."""
+def gemini(tmp_path: Path, ws: Path, model: ScriptedGemini, *more: str) -> str:
+    """``gemini -p`` in ``ws`` (trusted, API-key auth against the scripted server), to its end;
+    returns the session id."""
     home = tmp_path / "home"
-    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
     auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
     (home / ".gemini" / "settings.json").write_text(json.dumps(auth))
     (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(ws): "TRUST_FOLDER"}))
@@ -57,9 +58,20 @@ def gemini(tmp_path: Path, ws: Path, model: ScriptedGemini) -> None:
         **base_env(home, tmp_path / "wb"),
         "GEMINI_API_KEY": "scripted",
         "GOOGLE_GEMINI_BASE_URL": model.base_url,
+        "GEMINI_CLI_NO_RELAUNCH": "true",  # one node process, not a second one with more heap
     }
-    cmd = [str(agent_bin("gemini")), "-p", "edit the notes", "--yolo", "-m", "gemini-2.5-flash", "-o", "json"]
-    run_agent(cmd, ws, env)
+    cmd = [
+        str(agent_bin("gemini")),
+        "-p",
+        "edit the notes",
+        "--yolo",
+        "-m",
+        "gemini-2.5-flash",
+        "-o",
+        "json",
+        *more,
+    ]
+    return str(json.loads(run_agent(cmd, ws, env))["session_id"])
 
 
 def test_a_gemini_session_is_journaled_with_the_files_hashes(tmp_path: Path, model: ScriptedGemini) -> None:
@@ -191,18 +203,20 @@ def test_user_scope_writes_the_home_settings(tmp_path: Path) -> None:
     assert "BeforeTool" in json.loads((tmp_path / ".gemini" / "settings.json").read_text())["hooks"]
 
 
-def test_a_new_session_after_a_crash_restores_the_torn_file_and_briefs_gemini(
+def test_a_resumed_session_gets_its_torn_file_restored_and_the_brief(
     tmp_path: Path, model: ScriptedGemini
 ) -> None:
-    """The crashed session: the captured before_replace payload through the hook command."""
+    """A real Gemini CLI session, then a crash of it faked after its BeforeTool hook (the captured
+    before_replace payload through the hook command) with the file torn; ``gemini --resume``."""
     ws = tmp_path / "ws"
     make_repo(ws, {"notes.txt": b"one\ntwo\n"})
     install_hooks(ws)
-    fields = {"cwd": str(ws), "transcript_path": str(tmp_path / "none.json"), "session_id": "crashed"}
-    pre = payload("gemini-cli", "before_replace", **fields)
+    model.turns = [[text("first")]]
+    session = gemini(tmp_path, ws, model)
+    pre = payload("gemini-cli", "before_replace", cwd=str(ws), session_id=session)
     crash_before_the_tool("gemini-cli", pre, ws / "notes.txt", {"WALKBACK_HOME": str(tmp_path / "wb")})
-    model.turns = [[text("continuing")]]
-    gemini(tmp_path, ws, model)
+    model.turns, asked = [[text("continuing")]], len(model.requests)
+    gemini(tmp_path, ws, model, "--resume", session)
 
     assert (ws / "notes.txt").read_bytes() == b"one\nthree\n"  # restored from the pre-image, then redone
-    assert "walkback recovered session crashed" in json.dumps(model.requests[0]["body"]["contents"])
+    assert "walkback recovered this session" in json.dumps([r["body"] for r in model.requests[asked:]])
