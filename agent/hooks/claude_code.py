@@ -132,14 +132,14 @@ def _expect(tool: str, args: dict[str, Any]) -> Expect | None:
         content = args.get("content")
         return (lambda _pre: content.encode("utf-8")) if isinstance(content, str) else None
     if tool == "Edit":
-        return lambda pre: _edited(pre, [args])
+        return lambda pre: edited(pre, [args])
     if tool == "MultiEdit":
         edits = args.get("edits")
-        return (lambda pre: _edited(pre, edits)) if isinstance(edits, list) else None
+        return (lambda pre: edited(pre, edits)) if isinstance(edits, list) else None
     return None
 
 
-def _edited(pre: bytes | None, edits: list[Any]) -> bytes:
+def edited(pre: bytes | None, edits: list[Any]) -> bytes:
     """The edits applied in order as Claude Code applies them (an empty ``old_string`` on a file
     that does not exist creates it); an edit that would fail makes the result :class:`Unknown`."""
     try:

@@ -38,7 +38,7 @@ from .adapter import (
     Reply,
     Target,
 )
-from .claude_code import OUTPUT_TAIL, _edited
+from .claude_code import OUTPUT_TAIL, edited
 
 AGENT = "copilot-cli"
 PASCAL = {
@@ -146,7 +146,7 @@ def _call(tool: Any, args: Any, cwd: str) -> Call:
         data = content.encode("utf-8") if isinstance(content, str) else None
         return Call("", tool, FS, args, (Target(path, (lambda _pre: data) if data is not None else None),))
     edit = {"old_string": args.get("old_str"), "new_string": args.get("new_str")}
-    return Call("", tool, FS, args, (Target(path, lambda pre: _edited(pre, [edit])),))
+    return Call("", tool, FS, args, (Target(path, lambda pre: edited(pre, [edit])),))
 
 
 def _error(value: Any) -> str:
