@@ -19,6 +19,7 @@ import json
 import shutil
 import tempfile
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -413,10 +414,11 @@ def _artifacts(
     signed = [s["name"] for s in subjects]
     missing = [n for n in signed if n not in by_name]
     extra = [n for n in by_name if n not in signed]
-    twice = sorted({n for n in signed if signed.count(n) > 1})
+    times = Counter(signed)
+    twice = sorted(n for n, k in times.items() if k > 1)
     problems = [f"{n} is signed but missing (removed)" for n in missing]
     problems += [f"{n} is carried but not signed (added; not imported)" for n in extra]
-    problems += [f"{n} is listed {signed.count(n)} times among the signed subjects" for n in twice]
+    problems += [f"{n} is listed {times[n]} times among the signed subjects" for n in twice]
     v.checks.append(
         Check(
             "artifacts",
