@@ -54,7 +54,9 @@ def write_tree(top: Path, index: Path, *, seed: Path | None = None) -> str:
     env = {"GIT_INDEX_FILE": str(index.resolve())}
     try:
         if seed is not None and seed.is_file():
-            shutil.copyfile(seed, index)
+            # with its mtime: git trusts an entry's stat data only when the index is newer than the
+            # file ("racy git"), so a fresh mtime would hide an edit made as the index was written
+            shutil.copy2(seed, index)
         git(top, "add", "-A", env=env)
         return git(top, "write-tree", env=env)
     finally:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,7 +102,7 @@ def naming(e: OSError, path: Path) -> OSError:
 
 def temp_path(path: Path) -> Path:
     """A fresh temp name beside ``path`` that nobody can predict, so nobody can plant a link there."""
-    return path.with_name(f".{path.name[:200]}.{secrets.token_hex(8)}{TMP_MARK}")
+    return path.with_name(f".{path.name[:200]}.{os.urandom(8).hex()}{TMP_MARK}")
 
 
 def stale_temps(path: Path) -> list[Path]:

@@ -12,8 +12,6 @@ store, so a reader looks inline first, then in the store: :func:`intent_image` i
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -32,6 +30,8 @@ def encode_image(data: bytes) -> dict[str, str]:
     try:
         return {"text": data.decode("utf-8")}
     except UnicodeDecodeError:
+        import base64  # only binary images need it (the hook command imports this module per call)
+
         return {"base64": base64.b64encode(data).decode("ascii")}
 
 
@@ -40,6 +40,9 @@ def _decode(value: Any) -> bytes | None:
         if isinstance(value.get("text"), str):
             return str(value["text"]).encode("utf-8")
         if isinstance(value.get("base64"), str):
+            import base64
+            import binascii
+
             try:
                 return base64.b64decode(value["base64"], validate=True)
             except (binascii.Error, ValueError):
