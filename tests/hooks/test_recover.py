@@ -184,3 +184,31 @@ def test_a_manifest_snapshot_outside_git(tmp_path: Path, home: Path) -> None:
     r = walkback("recover", t.path, "--workspace", ws, "--json")
     assert r.exit_code == 3
     assert json.loads(r.stdout)["findings"][0]["detail"].endswith("changed since its snapshot: y.txt")
+
+
+def test_what_the_transcript_closed_is_settled_from_it(tmp_path: Path, home: Path) -> None:
+    """The hook journaled an Edit the user then refused (no post hook ever came), and a command whose
+    post hook was lost though the transcript has its result: neither is redone nor in doubt."""
+    ws = tmp_path / "ws"
+    make_repo(ws, {"a.py": b"a = 1\n"})
+    t = Transcript(tmp_path / "s.jsonl", ws)
+    hj = HookJournal.create(home, t.session, ws, transcript=t.path)
+    _edit(t, hj, "toolu_no", "a.py", b"a = 1\n", b"a = 2\n")  # the file stays as it was: 'pre'
+    t.tool_result("toolu_no", "The user doesn't want to proceed with this tool use.", error=True)
+    t.tool_use("toolu_ran", "Bash", {"command": "true"})
+    hj.shell_intent("toolu_ran", "true")
+    t.tool_result("toolu_ran", "done")
+    hj.close()
+    looked = walkback("recover", t.path, "--workspace", ws, "--json")
+    found = {f["call"]: (f["finding"], f["action"]) for f in json.loads(looked.stdout)["findings"]}
+    assert found == {"toolu_no": ("not_applied", "none"), "toolu_ran": ("applied", "commit")}
+    assert looked.exit_code == 0, "nothing is left for a human"
+    r = walkback("recover", t.path, "--workspace", ws, "--apply", "--json")
+    assert r.exit_code == 0, r.output
+    assert (ws / "a.py").read_bytes() == b"a = 1\n", "a refused edit is never redone"
+    recs = [r.data for r in read_records(hj.path)[0]]
+    assert [(d["type"], d.get("call")) for d in recs[-4:]] == [
+        ("recovery", None), ("fail", "toolu_no"), ("recovery", None), ("commit", "toolu_ran"),
+    ]  # fmt: skip
+    again = walkback("recover", t.path, "--workspace", ws, "--apply", "--json")
+    assert json.loads(again.stdout)["findings"] == [] and len(read_records(hj.path)[0]) == len(recs)
