@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +272,57 @@ def test_a_resume_recovers_its_own_session_and_a_new_one_only_reports_another(ws
     assert (ws / "a.txt").read_text() == "one\nTWO\n"
     assert [r["finding"] for r in records(home) if r["type"] == "recovery"] == ["not_applied"]
     assert hook(home, payload(ws, "SessionStart", source="resume")).stdout == ""  # nothing left
+
+
+@pytest.fixture
+def small_fs(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs of this test's own (root only), unmounted afterwards."""
+    mnt = tmp_path / "fs"
+    mnt.mkdir()
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True)
+    if p.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {p.stderr.decode().strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    filler = folder / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return filler
+
+
+@pytest.mark.parametrize("how", ["full", "read-only"])
+def test_a_disk_that_refuses_the_intent_blocks_the_edit_and_the_journal_stays_whole(
+    ws: Path, small_fs: Path, how: str
+) -> None:
+    home = small_fs / "walkback"
+    write = {"file_path": "b.txt", "content": "b\n"}
+    assert hook(home, payload(ws, "PreToolUse", "Write", "w1", tool_input=write)).returncode == 0
+    before = journal(home).read_bytes()
+    big = {"file_path": "a.txt", "old_string": "two", "new_string": "x" * 100_000}  # a blob
+    if how == "full":
+        filler = fill(small_fs)
+        edit = payload(ws, "PreToolUse", "Edit", "e1", tool_input=big)
+    else:
+        subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+        edit = payload(ws, "PreToolUse", "Edit", "e1", tool_input={**big, "new_string": "TWO"})
+    p = hook(home, edit)
+    assert p.returncode == 2 and len(p.stderr.splitlines()) == 1 and "blocked" in p.stderr
+    assert ("No space left on device" if how == "full" else "Read-only file system") in p.stderr
+    assert journal(home).read_bytes() == before  # nothing half-written
+    if how == "full":
+        filler.unlink()
+    else:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
+    assert hook(home, edit).returncode == 0  # the retried call is journaled
+    assert [r["call"] for r in records(home)[1:]] == ["w1", "e1"] and scan(journal(home)).intact
