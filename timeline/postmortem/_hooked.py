@@ -108,19 +108,21 @@ def settled_by_transcript(session: Session) -> list[Settled]:
     ]
     if not open_:
         return []
-    index = {}
+    index: dict[str, int] = {}
     for i in session.indices_where(kind="tool_call"):
         d = session.detail(i)
         if session.table.src[i] != hooked.src and isinstance(d, ToolCall) and d.call_id:
             index.setdefault(d.call_id, i)
     out = []
     for call, x in open_:
-        i = index.get(call)
-        j = session.completion_of(i) if i is not None else None
-        result = session.detail(j) if j is not None else None
-        if i is None or not isinstance(result, ToolResult) or session.table.src[j] == hooked.src:
+        at = index.get(call)
+        j = session.completion_of(at) if at is not None else None
+        if at is None or j is None or session.table.src[j] == hooked.src:
             continue
-        status = session.event(i).status
+        result = session.detail(j)
+        if not isinstance(result, ToolResult):
+            continue
+        status = session.event(at).status
         said = (result.error or result.output).strip().replace("\n", " ")[:300]
         f = Finding(int(x["lsn"]), str(x.get("target", "")), str(x.get("tool", "")), "", "", "", call=call)
         if x.get("effect") == "command":
