@@ -53,15 +53,15 @@ class HookError(Exception):
     """The hook cannot do what the event asks (a journal or a snapshot could not be written)."""
 
 
-def run_dir(agent: str, hook: Hook, root: Path | None = None) -> Path:
+def _run_dir(agent: str, hook: Hook) -> Path:
     """The session's run directory (raises :class:`HookError` for a session id that names none)."""
-    folder = session_dir(agent, hook.session, root)
+    folder = session_dir(agent, hook.session)
     if folder is None:
         raise HookError(f"session id {hook.session[:80]!r} cannot name a journal folder")
     return folder
 
 
-def journal(agent: str, hook: Hook, root: Path | None = None) -> int | None:
+def journal(agent: str, hook: Hook) -> int | None:
     """Journal one hook; return the lsn of the record it wrote, None when the event writes none.
 
     Raises:
@@ -72,7 +72,7 @@ def journal(agent: str, hook: Hook, root: Path | None = None) -> int | None:
         return None
     if hook.event in (PRE, POST, FAIL) and (hook.call is None or hook.call.effect not in (FS, COMMAND)):
         return None
-    folder = run_dir(agent, hook, root)
+    folder = _run_dir(agent, hook)
     with Appender(folder) as a:
         if a.empty:
             start(a, agent, hook)
@@ -125,59 +125,70 @@ def _read(path: str) -> bytes | None:
 
 
 def _intents(a: Appender, hook: Hook) -> int:
+    """The intents of a call about to run (durable on return); the last one's lsn."""
     call = hook.call
     assert call is not None
     call_id = call.id or synthesized_id(a.next_lsn, call.args)
-    opened: list[list[Any]] = []
-    if call.effect == COMMAND:
-        from .snapshot import snapshot
+    opened = (
+        _command_intent(a, hook, call, call_id)
+        if call.effect == COMMAND
+        else _file_intents(a, hook, call, call_id)
+    )
+    _remember(a.run_dir, call, call_id, opened)
+    return int(opened[-1][0])
 
-        cwd = call.cwd or hook.workspace
-        try:
-            snap = snapshot(cwd, a.run_dir, a.blobs)
-        except Exception as e:  # a git that fails: the command is still journaled, without a snapshot
-            snap = {"error": str(e).splitlines()[0][:200] if str(e) else type(e).__name__}
+
+def _command_intent(a: Appender, hook: Hook, call: Call, call_id: str) -> list[list[Any]]:
+    from .snapshot import snapshot
+
+    cwd = call.cwd or hook.workspace
+    try:
+        snap = snapshot(cwd, a.run_dir, a.blobs)
+    except Exception as e:  # a git that fails: the command is still journaled, without a snapshot
+        snap = {"error": str(e).splitlines()[0][:200] if str(e) else type(e).__name__}
+    lsn = a.append(
+        "intent",
+        agent=hook.agent,
+        tool=call.tool,
+        call=call_id,
+        args=call.args,
+        effect=COMMAND,
+        cwd=cwd,
+        snapshot=snap,
+    )
+    return [[lsn, None, None]]
+
+
+def _file_intents(a: Appender, hook: Hook, call: Call, call_id: str) -> list[list[Any]]:
+    """One intent per target: its pre hash and image, and the expected post where computable."""
+    opened: list[list[Any]] = []
+    n = len(call.targets)
+    for i, target in enumerate(call.targets):
+        full = os.path.join(os.path.abspath(hook.workspace), target.path)
+        pre = _read(full)
+        fields: dict[str, Any] = {"pre": ABSENT if pre is None else sha256_bytes(pre)}
+        post: bytes | None = None
+        if target.expect is not None:
+            try:
+                post = target.expect(pre)
+                fields["post"] = ABSENT if post is None else sha256_bytes(post)
+            except Unknown:
+                pass
+        fields.update(image_fields(pre, post if "post" in fields else None, a.blobs))
+        if n > 1:
+            fields["part"] = [i, n]
         lsn = a.append(
             "intent",
             agent=hook.agent,
             tool=call.tool,
             call=call_id,
             args=call.args,
-            effect=COMMAND,
-            cwd=cwd,
-            snapshot=snap,
+            target=_relative(target.path, hook.workspace),
+            effect=FS,
+            **fields,
         )
-        opened.append([lsn, None, None])
-    else:
-        n = len(call.targets)
-        for i, target in enumerate(call.targets):
-            full = os.path.join(os.path.abspath(hook.workspace), target.path)
-            pre = _read(full)
-            fields: dict[str, Any] = {"pre": ABSENT if pre is None else sha256_bytes(pre)}
-            post: bytes | None = None
-            if target.expect is not None:
-                try:
-                    post = target.expect(pre)
-                    fields["post"] = ABSENT if post is None else sha256_bytes(post)
-                except Unknown:
-                    pass
-            fields.update(image_fields(pre, post if "post" in fields else None, a.blobs))
-            if n > 1:
-                fields["part"] = [i, n]
-            target_name = _relative(target.path, hook.workspace)
-            lsn = a.append(
-                "intent",
-                agent=hook.agent,
-                tool=call.tool,
-                call=call_id,
-                args=call.args,
-                target=target_name,
-                effect=FS,
-                **fields,
-            )
-            opened.append([lsn, full, fields.get("post")])
-    _remember(a.run_dir, call, call_id, opened)
-    return int(opened[-1][0])
+        opened.append([lsn, full, fields.get("post")])
+    return opened
 
 
 def _close(a: Appender, hook: Hook) -> int | None:

@@ -21,7 +21,7 @@ from .adapter import Hook
 RESUMED = "resume"
 
 
-def briefs(agent: str, hook: Hook, root: Path | None = None) -> str | None:
+def briefs(agent: str, hook: Hook) -> str | None:
     """The resume briefs of the journals this session start looks at (None: nothing unfinished).
 
     The session's own journal (on resume) is recovered with ``--apply``: it is not running
@@ -30,7 +30,7 @@ def briefs(agent: str, hook: Hook, root: Path | None = None) -> str | None:
     """
     from walkback.journal.recovery import analyze, recover
 
-    own = session_dir(agent, hook.session, root)
+    own = session_dir(agent, hook.session)
     texts = []
     for path in _candidates(agent, hook, own):
         plan = analyze(path)
