@@ -73,11 +73,13 @@ def journal(agent: str, hook: Hook) -> int | None:
     if hook.event in (PRE, POST, FAIL) and (hook.call is None or hook.call.effect not in (FS, COMMAND)):
         return None
     folder = _run_dir(agent, hook)
+    command = hook.event == PRE and hook.call is not None and hook.call.effect == COMMAND
+    snap = _snapshot(hook, folder) if command else None
     with Appender(folder) as a:
         if a.empty:
             start(a, agent, hook)
         if hook.event == PRE:
-            return _intents(a, hook)
+            return _intents(a, hook, snap)
         if hook.event in (POST, FAIL):
             return _close(a, hook)
         if hook.event == SPAWN:
@@ -124,28 +126,40 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _intents(a: Appender, hook: Hook) -> int:
+def _snapshot(hook: Hook, folder: Path) -> dict[str, Any]:
+    """The tree a command starts from, taken before the journal's lock is: a big repository's
+    ``git add`` must not hold up the parallel hooks of other calls (the temp index is per process,
+    blobs are content-addressed)."""
+    from walkback.journal.blobs import BlobStore
+    from walkback.journal.fileops import OS
+
+    from .snapshot import snapshot
+
+    assert hook.call is not None
+    try:
+        OS.mkdir(folder)
+        return snapshot(hook.call.cwd or hook.workspace, folder, BlobStore(folder / "blobs"))
+    except Exception as e:  # a git that fails: the command is still journaled, without a snapshot
+        return {"error": str(e).splitlines()[0][:200] if str(e) else type(e).__name__}
+
+
+def _intents(a: Appender, hook: Hook, snap: dict[str, Any] | None) -> int:
     """The intents of a call about to run (durable on return); the last one's lsn."""
     call = hook.call
     assert call is not None
     call_id = call.id or synthesized_id(a.next_lsn, call.args)
-    opened = (
-        _command_intent(a, hook, call, call_id)
-        if call.effect == COMMAND
-        else _file_intents(a, hook, call, call_id)
-    )
+    if call.effect == COMMAND:
+        opened = _command_intent(a, hook, call, call_id, snap or {})
+    else:
+        opened = _file_intents(a, hook, call, call_id)
     _remember(a.run_dir, call, call_id, opened)
     return int(opened[-1][0])
 
 
-def _command_intent(a: Appender, hook: Hook, call: Call, call_id: str) -> list[list[Any]]:
-    from .snapshot import snapshot
-
+def _command_intent(
+    a: Appender, hook: Hook, call: Call, call_id: str, snap: dict[str, Any]
+) -> list[list[Any]]:
     cwd = call.cwd or hook.workspace
-    try:
-        snap = snapshot(cwd, a.run_dir, a.blobs)
-    except Exception as e:  # a git that fails: the command is still journaled, without a snapshot
-        snap = {"error": str(e).splitlines()[0][:200] if str(e) else type(e).__name__}
     lsn = a.append(
         "intent",
         agent=hook.agent,
