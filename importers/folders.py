@@ -27,7 +27,13 @@ def label(p: Path) -> str:
     return p.name if p.name != "journal.jsonl" else p.parent.name
 
 
-def discover(paths: list[Path], detect: Detect, *, depth: int = 3) -> list[Path]:
+def discover(
+    paths: list[Path],
+    detect: Detect,
+    *,
+    depth: int = 3,
+    known: Callable[[Path], list[Path] | None] | None = None,
+) -> list[Path]:
     """Expand folders of runs into their sessions; keep files and run dirs as given.
 
     A folder that is itself a session (a run dir) stays one session; any other folder contributes
@@ -36,8 +42,16 @@ def discover(paths: list[Path], detect: Detect, *, depth: int = 3) -> list[Path]
     sub-folders down to ``depth`` levels (``walkback demo --dir D`` leaves its run in
     ``D/runs/demo``). Subagent dirs are never listed on their own: they belong to their parent's
     session; hidden folders, a run's own parts and git working trees (runs never live in one) are
-    not searched.
+    not searched. ``known`` may name the sessions a path is already known to hold (the archive's,
+    unchanged since it indexed them): those are taken as they are, without asking ``detect``.
     """
+
+    def sessions(p: Path) -> list[Path] | None:
+        """The sessions ``p`` holds, or None when it is not one (nor a file of several)."""
+        hit = known(p) if known is not None else None
+        if hit is not None:
+            return hit
+        return _sessions(detect, p) if _accepts(detect, p) else None
 
     def below(folder: Path, levels: int) -> list[Path]:
         found: list[Path] = []
@@ -48,15 +62,19 @@ def discover(paths: list[Path], detect: Detect, *, depth: int = 3) -> list[Path]
         for child in children:
             if child.name.startswith(".") or child.name in ("agents", "blobs", "segments"):
                 continue
-            if _accepts(detect, child):
-                found += _sessions(detect, child)
+            held = sessions(child)
+            if held is not None:
+                found += held
             elif levels > 1 and child.is_dir() and not child.is_symlink() and not (child / ".git").exists():
                 found += below(child, levels - 1)
         return found
 
     out: list[Path] = []
     for p in paths:
-        if p.is_dir() and not _accepts(detect, p):
+        held = known(p) if known is not None else None
+        if held is not None:
+            out += held
+        elif p.is_dir() and not _accepts(detect, p):
             out += below(p, depth)
         else:
             out += _sessions(detect, p)

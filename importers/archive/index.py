@@ -46,16 +46,41 @@ class IndexReport:
     events: int = 0
 
 
-def candidates(paths: list[Path]) -> list[tuple[Path, str]]:
-    """``(session path, agent)`` for the paths given (folders expanded), or for every session
-    ``walkback sessions`` finds on this machine when none are given."""
+def candidates(paths: list[Path], unchanged: dict[str, list[Path]]) -> list[tuple[Path, str]]:
+    """``(session path, agent)`` for the paths given (folders expanded; a file or run dir in
+    ``unchanged`` stands for the sessions it held, without detecting its format again), or for
+    every session ``walkback sessions`` finds on this machine when none are given."""
     if not paths:
         return [(s.path, s.agent) for s in find_sessions()]
-    return [(p, "") for p in discover(paths, detect)]
+    return [(p, "") for p in discover(paths, detect, known=lambda p: unchanged.get(os.path.abspath(p)))]
+
+
+def _unchanged(archive: Archive) -> tuple[dict[str, list[Path]], set[str]]:
+    """What is indexed and still as it was (each file's size and mtime): by the file or run dir it
+    lives in, the session paths it held; and those sessions' ids."""
+    by_base: dict[str, list[Path]] = {}
+    changed: set[str] = set()
+    ids: dict[str, str] = {}
+    for sid, (path, files) in archive.indexed().items():
+        base = str(split_part(Path(path))[0])
+        by_base.setdefault(base, []).append(Path(path))
+        ids[path] = sid
+        try:
+            if not files or any(_size_mtime(f) != was for f, was in files.items()):
+                changed.add(base)
+        except OSError:
+            changed.add(base)
+    kept = {b: ps for b, ps in by_base.items() if b not in changed}
+    return kept, {ids[str(p)] for ps in kept.values() for p in ps}
+
+
+def _size_mtime(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
 
 
 def stat(path: Path) -> tuple[int, int, str]:
-    """A file's size, mtime (ns) and head hash, as the archive compares them."""
+    """A file's size, mtime (ns) and head hash (kept to tell a file that grew from one rewritten)."""
     st = os.stat(path)
     with open(path, "rb") as f:
         head = hashlib.sha256(f.read(HEAD)).hexdigest()
@@ -97,22 +122,19 @@ def index(
 ) -> IndexReport:
     """Index the sessions of ``paths`` (or of this machine) that are new or changed."""
     report = IndexReport()
-    found = candidates(list(paths or []))
-    known = archive.sources()
+    unchanged, same = _unchanged(archive)
     todo: list[tuple[Path, str]] = []
     stats: list[dict[str, tuple[int, int, str]]] = []
-    for path, agent in found:
+    for path, agent in candidates(list(paths or []), unchanged):
+        if entry_id(path) in same:
+            report.unchanged += 1
+            continue
         try:
-            seen = {str(f): stat(f) for f in _files(path)}
+            stats.append({str(f): stat(f) for f in _files(path)})
         except OSError as e:
             report.failed.append((str(path), e.strerror or str(e)))
             continue
-        sid = entry_id(path)
-        if seen and all(known.get((sid, f)) == s for f, s in seen.items()):
-            report.unchanged += 1
-        else:
-            todo.append((path, agent))
-            stats.append(seen)
+        todo.append((path, agent))
     for n, ((path, _), seen, rows) in enumerate(zip(todo, stats, _reads(todo), strict=True), 1):
         if progress is not None:
             progress(n, len(todo), str(path))

@@ -256,10 +256,16 @@ class Archive:
             with self.conn.cursor() as cur:
                 cur.executemany(sql, list(rows))
 
-    def sources(self) -> dict[tuple[str, str], tuple[int, int, str]]:
-        """Every indexed file: (session, path) -> (size, mtime_ns, head hash)."""
-        rows = self._run("SELECT session, path, size, mtime_ns, head FROM sources").fetchall()
-        return {(r[0], r[1]): (int(r[2]), int(r[3]), r[4]) for r in rows}
+    def indexed(self) -> dict[str, tuple[str, dict[str, tuple[int, int]]]]:
+        """Every indexed session: id -> (its path, its files' size and mtime_ns when indexed)."""
+        paths = dict(self._run("SELECT id, path FROM sessions").fetchall())
+        out: dict[str, tuple[str, dict[str, tuple[int, int]]]] = {sid: (p, {}) for sid, p in paths.items()}
+        for sid, path, size, mtime in self._run(
+            "SELECT session, path, size, mtime_ns FROM sources"
+        ).fetchall():
+            if sid in out:
+                out[sid][1][path] = (int(size), int(mtime))
+        return out
 
     def replace_session(self, rows: Any, sources: Iterable[Sequence[Any]]) -> None:
         """Put one session in the archive (:class:`~.rows.Rows`: its session, events, changes and
