@@ -80,6 +80,7 @@ def session_rows(session: Session, path: Path, agent: str) -> Rows:
             targets[i],
             statuses[i],
             texts[i] or (types[i] if k == other else ""),
+            f"{agent} {agents[i]} {tools[i]}",
         )
         for i, k in enumerate(c.kind.tolist())
     ]

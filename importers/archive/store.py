@@ -50,8 +50,13 @@ EVENT_TYPES = {
     "target": TEXT,
     "status": TEXT,
     "text": TEXT,
+    "facets": TEXT,
 }
-"""An event: its step is the viewer's (1-based), its text what search finds it by."""
+"""An event: its step is the viewer's (1-based), its text what search finds it by, its facets
+the words its filters narrow by in the full-text index (the session's agent, the event's agent
+id and its tool)."""
+SCHEMA = 1
+"""The tables' version: an archive of another is refused, never half-written."""
 CHANGE_TYPES = {
     "session": TEXT,
     "step": INT,
@@ -152,6 +157,7 @@ _TABLES = [
     "CREATE INDEX IF NOT EXISTS changes_session ON changes (session)",
     "CREATE INDEX IF NOT EXISTS sources_session ON sources (session)",
     "CREATE INDEX IF NOT EXISTS events_session ON events (session)",
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)",
 ]
 SQLITE = Dialect(
     "sqlite",
@@ -160,7 +166,7 @@ SQLITE = Dialect(
         f"CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, {_columns(EVENT_TYPES)})",
         *_TABLES,
         "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts "
-        "USING fts5(text, content='events', content_rowid='id')",
+        "USING fts5(text, facets, content='events', content_rowid='id')",
     ],
 )
 POSTGRES = Dialect(
@@ -172,6 +178,7 @@ POSTGRES = Dialect(
         "(to_tsvector('simple', regexp_replace(text, '[^[:alnum:]]+', ' ', 'g'))) STORED)",
         *_TABLES,
         "CREATE INDEX IF NOT EXISTS events_tsv ON events USING GIN (tsv)",
+        "CREATE INDEX IF NOT EXISTS events_tool ON events (tool)",
     ],
 )
 
@@ -214,7 +221,23 @@ class Archive:
             with archive.transaction():
                 for statement in archive.dialect.schema:
                     archive.conn.execute(statement)
+                archive._run(
+                    "INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT DO NOTHING", [str(SCHEMA)]
+                )
+        archive._check_schema()
         return archive
+
+    def _check_schema(self) -> None:
+        try:
+            found = self._run("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except _missing_table(self.dialect):  # no meta table: written before the archive had versions
+            found = None
+        if found is None or found[0] != str(SCHEMA):
+            version = found[0] if found else "none"
+            raise ArchiveError(
+                f"{self.where}: an archive of another walkback version (schema {version}, this one "
+                f"reads {SCHEMA}): remove it and run `walkback index` again (it is rebuilt from the logs)"
+            )
 
     @classmethod
     def _postgres(cls, url: str) -> Archive:
@@ -278,7 +301,8 @@ class Archive:
             self._many(_insert("events", EVENT_COLUMNS), events)
             if self.dialect is SQLITE:
                 self._run(
-                    "INSERT INTO events_fts (rowid, text) SELECT id, text FROM events WHERE session = ?",
+                    "INSERT INTO events_fts (rowid, text, facets) SELECT id, text, facets FROM events "
+                    "WHERE session = ?",
                     [sid],
                 )
             self._many(_insert("changes", CHANGE_COLUMNS), changes)
@@ -293,8 +317,8 @@ class Archive:
         """Remove a session's rows (its sources are replaced when it is indexed again)."""
         if self.dialect is SQLITE:
             self._run(
-                "INSERT INTO events_fts (events_fts, rowid, text) "
-                "SELECT 'delete', id, text FROM events WHERE session = ?",
+                "INSERT INTO events_fts (events_fts, rowid, text, facets) "
+                "SELECT 'delete', id, text, facets FROM events WHERE session = ?",
                 [sid],
             )
         for table in ("events", "changes", "usage", "sources", "sessions"):
@@ -314,7 +338,12 @@ class Archive:
                 "JOIN sessions s ON s.id = e.session "
                 f"WHERE events_fts MATCH ? {where} ORDER BY events_fts.rowid DESC LIMIT ?"
             )
-            args: list[Any] = [fts5_query(query), *params, limit]
+            narrowed = f"text : ({fts5_query(query)})" + "".join(
+                f' AND facets : "{word}"'
+                for word in (filters.agent, filters.tool)
+                if word and re.fullmatch(r"[\w.:-]+", word)  # else the exact filter alone decides
+            )
+            args: list[Any] = [narrowed, *params, limit]
         else:
             sql = (
                 "SELECT e.session, s.path, s.format, s.agent, e.step, e.ts, e.kind, e.tool, "
@@ -466,6 +495,14 @@ def _query_errors(dialect: Dialect) -> tuple[type[Exception], ...]:
     import psycopg
 
     return (psycopg.errors.SyntaxError, psycopg.errors.DataException)
+
+
+def _missing_table(dialect: Dialect) -> tuple[type[Exception], ...]:
+    if dialect is SQLITE:
+        return (sqlite3.OperationalError,)
+    import psycopg
+
+    return (psycopg.errors.UndefinedTable,)
 
 
 _BARE = re.compile(r"^[\w\u0080-\U0010ffff]+\*?$")

@@ -224,3 +224,10 @@ def test_an_unreadable_session_is_reported_and_the_rest_indexed(tmp_path: Path) 
 def test_search_before_any_index_says_so(tmp_path: Path) -> None:
     out = walkback("search", "x", home=tmp_path / "empty")
     assert out.returncode == 2 and "run `walkback index` first" in out.stderr
+
+
+def test_an_archive_of_another_schema_is_refused_with_the_fix(tmp_path: Path) -> None:
+    db = tmp_path / "old.sqlite"
+    Archive.open(str(db)).conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    with pytest.raises(ArchiveError, match=r"schema 0, this one reads 1\): remove it and run `walkback index`"):
+        Archive.open(str(db))
