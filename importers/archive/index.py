@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from walkback.journal.errors import WalkbackError
@@ -29,6 +30,8 @@ HEAD = 65536
 
 WORKERS = 2
 """Worker processes that read sessions (at most one per core)."""
+BATCH = 64
+"""Sessions written in one transaction (a commit costs about as much as a session's rows)."""
 POOL_FROM = 4
 """Sessions to read below which no worker is started (a re-index of what grew)."""
 Progress = Callable[[int, int, str], None]
@@ -135,14 +138,17 @@ def index(
             report.failed.append((str(path), e.strerror or str(e)))
             continue
         todo.append((path, agent))
-    for n, ((path, _), seen, rows) in enumerate(zip(todo, stats, _reads(todo), strict=True), 1):
-        if progress is not None:
-            progress(n, len(todo), str(path))
-        if isinstance(rows, str):
-            report.failed.append((str(path), rows))
-            continue
-        sid = rows.session["id"]
-        archive.replace_session(rows, [(f, sid, *s) for f, s in seen.items()])
-        report.indexed.append(sid)
-        report.events += len(rows.events)
+    done = zip(todo, stats, _reads(todo), strict=True)
+    for start in range(0, len(todo), BATCH):
+        with archive.transaction():  # a batch commits together (each session a savepoint of it)
+            for n, ((path, _), seen, rows) in enumerate(islice(done, BATCH), start + 1):
+                if progress is not None:
+                    progress(n, len(todo), str(path))
+                if isinstance(rows, str):
+                    report.failed.append((str(path), rows))
+                    continue
+                sid = rows.session["id"]
+                archive.replace_session(rows, [(f, sid, *s) for f, s in seen.items()])
+                report.indexed.append(sid)
+                report.events += len(rows.events)
     return report

@@ -263,7 +263,8 @@ class Archive:
 
     # -- writing ------------------------------------------------------------------------------
     def transaction(self) -> Any:
-        """One transaction: a session's rows replace its old ones all at once, or not at all."""
+        """One transaction: a session's rows replace its old ones all at once, or not at all.
+        Inside another (a batch of sessions written together), a savepoint of it."""
         if self.dialect is SQLITE:
             return _SqliteTransaction(self.conn)
         return self.conn.transaction()
@@ -476,16 +477,24 @@ def _insert(table: str, columns: Sequence[str]) -> str:
 
 
 class _SqliteTransaction:
-    """``BEGIN``/``COMMIT`` (or ``ROLLBACK``) on an autocommit sqlite3 connection."""
+    """``BEGIN``/``COMMIT`` (or ``ROLLBACK``) on an autocommit sqlite3 connection; a savepoint
+    when one is open already (as psycopg's transactions nest)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.nested = False
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN")
+        self.nested = self.conn.in_transaction
+        self.conn.execute("SAVEPOINT inner" if self.nested else "BEGIN")
 
     def __exit__(self, kind: object, *rest: object) -> None:
-        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        if self.nested:
+            self.conn.execute("RELEASE inner" if kind is None else "ROLLBACK TO inner")
+            if kind is not None:
+                self.conn.execute("RELEASE inner")
+        else:
+            self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 def _query_errors(dialect: Dialect) -> tuple[type[Exception], ...]:
