@@ -13,6 +13,10 @@ test of that kind:
 
 Seeds are fixed and in the test id or the failure message, so a failure in either tier
 reproduces with the same command. Keep a new test's default-tier cost to seconds.
+
+Test files are imported by their basename (tests/ has no packages), so each name is unique
+across tests/: ``tests/hooks/test_follow.py`` beside ``tests/importers/test_follow.py`` stops the
+whole suite at collection.
 """
 
 from __future__ import annotations
