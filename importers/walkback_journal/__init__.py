@@ -16,7 +16,9 @@ from walkback.timeline.builder import SessionBuilder
 from ..base import CERTAIN, LIKELY, NO, MustReread
 from ._details import details
 from ._read import read_journal
-from ._vocab import NAME
+from ._vocab import NAME, TYPE_KIND
+
+__all__ = ["IMPORTER", "TYPE_KIND", "WalkbackJournal"]
 
 
 class WalkbackJournal:

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from walkback.journal.runlock import lock_is_held
 from walkback.journal.scanresult import ScanResult
 from walkback.journal.writer import JOURNAL_NAME
+from walkback.timeline.builder import SessionBuilder
 from walkback.timeline.kinds import STATUSES
 from walkback.timeline.session import RecoveryFinding, Session
 
+from ..fields import string
 from ._vocab import NAME
+
+if TYPE_CHECKING:
+    from ._reading import Refs, RemappedRefs
 
 
 def head(session: Session, res: ScanResult) -> None:
@@ -75,6 +80,29 @@ def notable(
         elif typ == "recovery.brief" and isinstance(d.get("brief"), str):
             session.brief = d["brief"]  # the brief the resumed agent was given (the last one)
     return ""
+
+
+def roster(b: SessionBuilder, header: dict[str, Any], refs: Refs | RemappedRefs) -> None:
+    """The agents a journal of several agents lists in its header (an import, §11), each spawned by
+    the record its ``spawned_by`` lsn names. A parent must be listed before its child (a cycle or
+    an unknown parent leaves the agent at the top), so the agents always form a tree."""
+    listed = header.get("agents")
+    for entry in listed if isinstance(listed, list) else []:
+        name = entry.get("id") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name:
+            continue
+        parent = entry.get("parent")
+        known = name in b.session.agents
+        spawn = refs.get(entry.get("spawned_by"))
+        a = b.agent(
+            name,
+            parent=parent if not known and isinstance(parent, str) and parent in b.session.agents else None,
+            spawned_by=spawn if spawn >= 0 else None,
+            run=string(entry.get("run")),
+            task=string(entry.get("task")),
+            label=string(entry.get("label")),
+        )
+        a.outcome = a.outcome or string(entry.get("outcome"))
 
 
 def _finding(session: Session, d: dict[str, Any]) -> None:

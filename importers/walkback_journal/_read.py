@@ -93,3 +93,5 @@ def read_journal(
     for name, outcome in r.outcomes.items():
         if name in session.agents:
             session.agents[name].outcome = outcome
+    if parent is None and segment_of is None and resume is None:
+        _facts.roster(b, session.header, r.refs)

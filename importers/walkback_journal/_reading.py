@@ -39,6 +39,7 @@ _STATUS_FIELD, _STATUS_AT = FIELDS[POS["status"]]
 DAMAGED_TEXT = 200
 """Bytes of a damaged line kept with its placeholder row."""
 _MODEL_CALL, _MODEL_RESULT = KIND_INDEX["model_call"], KIND_INDEX["model_result"]
+_OTHER = KIND_INDEX["other"]
 
 
 class Refs:
@@ -231,6 +232,10 @@ class Reading:
                 typ = ""
             info = type_info(typ)
             kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
+            if kind_id == _OTHER:  # a type v1 does not define: the kind it had in an imported session
+                claimed = d.get("kind")
+                if claimed.__class__ is str:
+                    kind_id = KIND_INDEX.get(claimed, _OTHER)
             key: Any = closes  # the reader's one rule of what a record completes (all dialects)
             if key is None:
                 key = d.get("ref", _MISSING)  # a recovery record names its intent without closing it
