@@ -16,6 +16,7 @@ from walkback.importers import load
 from walkback.journal import read_records
 from walkback.journal.writer import JournalWriter
 from walkback.timeline.session import Session
+from walkback.viewer.components.timeline_chart import Axis, spawn_lines
 
 from walkback.cli import cli
 
@@ -172,6 +173,15 @@ def test_the_walkback_run_keeps_its_outcomes_and_spawn_records(tmp_path: Path) -
     }
     spawn = once.event(once.agents["a2"].spawned_by or 0)
     assert (spawn.kind, spawn.agent, spawn.status) == ("agent_spawn", "a1", "completed")
+
+
+def test_the_viewer_draws_the_same_lanes_and_spawn_lines(tmp_path: Path) -> None:
+    original, once, _ = import_twice(roo_parent(), tmp_path)
+    axis, imported_axis = Axis(original), Axis(once)
+    assert imported_axis.lanes == axis.lanes and len(axis.lanes) == 4
+    lines, imported_lines = spawn_lines(original, axis), spawn_lines(once, imported_axis)
+    assert lines is not None and imported_lines is not None
+    assert imported_lines["x"].count(None) == lines["x"].count(None) == 3, "one segment per subtask"
 
 
 def test_the_commands_read_the_import_with_its_agents(tmp_path: Path) -> None:

@@ -114,7 +114,20 @@ json_leaf = st.one_of(
     st.floats(allow_nan=False),
     st.text(max_size=20),
     st.sampled_from(
-        ["../../etc", "agents/a1", "sha256:" + "a" * 64, "absent", "\x00", "\u202e", "2026-01-01T00:00:00Z"]
+        [
+            "../../etc",
+            "agents/a1",
+            "sha256:" + "a" * 64,
+            "absent",
+            "\x00",
+            "\u202e",
+            "2026-01-01T00:00:00Z",
+            "main",
+            "tool_call",
+            "agent_spawn",
+            "message",
+            "run_start",
+        ]
     ),
 )
 json_value = st.recursive(
@@ -125,7 +138,7 @@ json_value = st.recursive(
 FIELDS = [
     "ref", "intent", "tool", "target", "file", "path", "args", "pre", "post", "ts", "agent", "status",
     "decision", "approval", "child_dir", "child_agent", "outcome", "finding", "action", "brief", "recovered",
-    "passed", "exit_code", "result",
+    "passed", "exit_code", "result", "kind", "agents",
 ]  # fmt: skip
 TYPES = [
     "run.start", "intent", "commit", "fail", "approval.request", "approval.decision", "agent.spawn",
@@ -157,6 +170,7 @@ def test_loading_any_chained_records_never_raises_an_unexpected_error(
     assert scan(path).intact and len(session) == len(recs)
     for i in range(len(session)):
         session.event(i).time  # noqa: B018 - must not raise on any ts
+        session.detail(i)
         file_change(session, i)
     approvals(session)
     session.pending()
