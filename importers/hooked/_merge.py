@@ -21,6 +21,7 @@ The journal's blobs serve the session's images. Nothing of the transcript is cha
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from walkback.timeline.kinds import FILE
 from walkback.timeline.session import DetailFn, Session, parse_time
 from walkback.timeline.sources import JsonLines
 
+from ..records import written_lately
 from ..walkback_journal._details import details as journal_details
 from ..walkback_journal._details import hashes, verification
 from ..walkback_journal._vocab import TYPE_KIND, status
@@ -114,9 +116,11 @@ class _Merger:
         self.event_of: dict[int, int] = {}
         """journal lsn -> the event standing for it (a transcript call, or an event added here)."""
         self.targets: dict[int, str] = {}
+        self.last_ts = math.nan
 
     def record(self, rec: Record) -> None:
         d = rec.data
+        self.last_ts = parse_time(d.get("ts"))
         typ = str(d.get("type", ""))
         call = self._call(typ, d.get("call"))
         if typ == "intent":
@@ -176,6 +180,8 @@ class _Merger:
         merged = self.b.finish()
         merged.hooked = self.hooked
         merged.describe = self.hooked.describe
+        if merged.status != "running" and written_lately(self.hooked.journal, self.last_ts):
+            merged.status = "running"  # its hooks are firing: the agent is at work
         merged.measures = None  # the format's measures know no journal hash: an export measures the details
         merged.blob_loader = _blobs(merged.blob_loader, BlobStore(self.hooked.journal.parent / "blobs"))
         return merged

@@ -70,6 +70,9 @@ def test_the_journal_is_found_by_agent_and_session_id(tmp_path: Path, home: Path
     assert s.hooked.linked == 2, "both of the transcript's calls are joined to their intents"
     assert len(s.sources) == 2 and s.files()[-1] == hj.path, "the viewer follows both files"
     assert safe_id("a/b:c") == "a_b_c"
+    assert load(HELLO, hooked=False).status == "completed" and s.status == "running", (
+        "its hooks wrote just now"
+    )
 
 
 def test_the_conversation_is_the_transcripts_the_hashes_the_journals(tmp_path: Path, home: Path) -> None:
