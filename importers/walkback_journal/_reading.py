@@ -206,6 +206,7 @@ class Reading:
         last_who, last_aid = agent_id, agent_aid
         measuring = b.measuring()
         measure = b.measured_rows.extend
+        other = _OTHER
         for lsn, offset, line, length, d, after_gap, closes in scanned:
             if n == 0:
                 seq = res.dialect == "seq"
@@ -232,10 +233,10 @@ class Reading:
                 typ = ""
             info = type_info(typ)
             kind_id, type_id, fixed, group = info if info is not None else types.add(typ)
-            if kind_id == _OTHER:  # a type v1 does not define: the kind it had in an imported session
+            if kind_id == other:  # a type v1 does not define: the kind it had in an imported session
                 claimed = d.get("kind")
                 if claimed.__class__ is str:
-                    kind_id = KIND_INDEX.get(claimed, _OTHER)
+                    kind_id = KIND_INDEX.get(claimed, other)
             key: Any = closes  # the reader's one rule of what a record completes (all dialects)
             if key is None:
                 key = d.get("ref", _MISSING)  # a recovery record names its intent without closing it
