@@ -94,8 +94,9 @@ def atomic_output(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
         yield f
 
 
-def refuse_own_input(out: Path, inputs: Iterable[Path]) -> None:
-    """Refuse an output that would overwrite what the export reads (exit 1, nothing written).
+def refuse_own_input(out: Path | None, inputs: Iterable[Path]) -> None:
+    """Refuse an output that would overwrite what the export reads (exit 1, nothing written);
+    ``out`` None (an export pushed to a server, not written) overwrites nothing.
 
     ``out`` is refused when it is one of ``inputs`` (by resolved path, or the same file through a
     hard or symbolic link), lies inside an input folder (a run directory, a folder of sessions), or
@@ -104,6 +105,8 @@ def refuse_own_input(out: Path, inputs: Iterable[Path]) -> None:
     Raises:
         ExportError: naming the output and the input it would overwrite.
     """
+    if out is None:
+        return
     target = Path(out).resolve()
     try:
         st = os.stat(target)
