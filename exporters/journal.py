@@ -94,6 +94,8 @@ def write_journal(session: Session, out: str | Path) -> Path:
             if "ts" in raw:
                 fields["source_ts"] = raw["ts"]
             typ = ev.type if ev.type and ev.type != "?" else KIND_TYPE.get(ev.kind, ev.kind)
+            if TYPE_KIND.get(typ, ev.kind) != ev.kind:  # a v1 type's name meaning another kind there
+                typ = f"{session.format}:{typ}"
             if typ not in TYPE_KIND:  # a type v1 does not define keeps its kind (§11)
                 if fields.get("kind", ev.kind) != ev.kind:
                     fields["source_kind"] = fields.pop("kind")

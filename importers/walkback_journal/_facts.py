@@ -99,9 +99,11 @@ def roster(b: SessionBuilder, header: dict[str, Any], refs: Refs | RemappedRefs)
             parent=parent if not known and isinstance(parent, str) and parent in b.session.agents else None,
             spawned_by=spawn if spawn >= 0 else None,
             run=string(entry.get("run")),
-            task=string(entry.get("task")),
-            label=string(entry.get("label")),
         )
+        a.task, a.label = (
+            string(entry.get("task")),
+            string(entry.get("label")),
+        )  # the source's, not the header's
         a.outcome = a.outcome or string(entry.get("outcome"))
 
 

@@ -49,10 +49,13 @@ def agents_and_lanes(s: Session) -> tuple[dict[str, Any], dict[str, list[tuple[s
 
 
 def assert_same_agents(source: Session, imported: Session) -> None:
+    """The same tree and lanes; a source type named like a v1 type of another kind is written as
+    ``<format>:<type>`` (§11)."""
     tree, lanes = agents_and_lanes(source)
     got_tree, got_lanes = agents_and_lanes(imported)
     assert got_tree == tree
-    assert got_lanes == lanes
+    prefix = f"{source.format}:"
+    assert {a: [(k, t.removeprefix(prefix)) for k, t in evs] for a, evs in got_lanes.items()} == lanes
     assert {a.id: a.events for a in imported.agents.values()} == {
         a: len(evs) + (1 if a == imported.event(0).agent else 0) for a, evs in lanes.items()
     } | {a.id: 0 for a in source.agents.values() if a.id not in lanes}, "the header is its root agent's"
@@ -162,6 +165,27 @@ def test_an_import_carries_every_agent_and_reads_back_the_same(make: Any, tmp_pa
     assert [once.event(i).status for i in range(len(once))] == [
         twice.event(i).status for i in range(len(twice))
     ]
+
+
+def test_a_source_type_named_like_a_v1_type_keeps_its_kind_not_the_v1_meaning(tmp_path: Path) -> None:
+    """A Codex rollout's developer ``message`` is ``other`` there: read back as a v1 ``message`` it
+    would change kind; a Codex ``intent`` would become an intent recovery acts on."""
+    rollout = codex_rollouts(tmp_path)
+    lines = rollout.read_bytes().splitlines()
+    odd = [
+        {"timestamp": "2026-01-01T10:00:09.000Z", "type": "message", "payload": {"text": "not a turn"}},
+        {"timestamp": "2026-01-01T10:00:10.000Z", "type": "intent", "payload": {"tool": "x"}},
+    ]
+    rollout.write_bytes(b"\n".join([*lines, *map(orjson.dumps, odd)]) + b"\n")
+    original, once, twice = import_twice(rollout, tmp_path)
+    assert {original.event(i).type for i in range(len(original)) if original.event(i).kind == "other"} >= {
+        "message",
+        "intent",
+    }
+    assert_same_agents(original, once)
+    assert_same_agents(once, twice)
+    assert {"codex:message", "codex:intent"} <= {once.event(i).type for i in range(len(once))}
+    assert once.pending() == twice.pending() == [], "no source record is an intent to recover"
 
 
 def test_the_walkback_run_keeps_its_outcomes_and_spawn_records(tmp_path: Path) -> None:
