@@ -6,8 +6,9 @@ The names below load on first use (PEP 562), so a light submodule (the archive's
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from walkback.lazy import names
 
 if TYPE_CHECKING:
     from .base import CERTAIN, LIKELY, NO, WEAK, Follows, Importer, MultiSession, MustReread
@@ -45,10 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = names(__name__, globals(), _HOME)

@@ -6,10 +6,11 @@ agent's hook appends with) does not pull in the reader and orjson with its packa
 
 from __future__ import annotations
 
-import importlib
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from walkback.lazy import names
 
 if TYPE_CHECKING:
     from .blobs import BlobStore, parse_hash
@@ -120,13 +121,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = names(__name__, globals(), _HOME)
 
 
 class _Package(ModuleType):

@@ -15,8 +15,9 @@ ALLOWED = {
     "walkback": set(PARTS),
 }
 """Who may import whom. The command line (``walkback``) wires every part together."""
-SPINE = {"walkback", "walkback.hookspecs", "walkback.plugins"}
-"""The plugin spine every part may use to register itself (it imports no part at load time)."""
+SPINE = {"walkback", "walkback.hookspecs", "walkback.plugins", "walkback.lazy"}
+"""The spine every part may use: the plugin hooks to register itself, lazy names (none imports
+a part at load time)."""
 
 
 def _resolve(target: str) -> str:
