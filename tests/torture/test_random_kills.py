@@ -1,8 +1,8 @@
 """Jepsen-style: SIGKILL the whole agent (process group) after a seeded random delay, then resume,
 sometimes killing the resumes too; the seed is in the test id and in the failure report.
 
-The soak tier runs every seed (with the other torture suites, over 1,000 kills); the default tier
-a fixed sample of them."""
+The soak tier runs all 600 seeds (with the other torture suites, about 1,000 kills); the default
+tier a fixed sample of them."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from sweep import Seeded
 from tiers import sample
 
 SEEDS = (
-    [Seeded("rename5", s) for s in range(1, 181)]
-    + [Seeded("rename40", s) for s in range(1, 91)]
-    + [Seeded("multi", s) for s in range(1, 151)]
+    [Seeded("rename5", s) for s in range(1, 251)]
+    + [Seeded("rename40", s) for s in range(1, 131)]
+    + [Seeded("multi", s) for s in range(1, 221)]
 )
 
 pytestmark = pytest.mark.slow  # the cases run two at a time (conftest.py)
