@@ -3,7 +3,10 @@
 * memory: 1,000 tabs opened and closed (each: the session page over HTTP, its socket connected as
   a browser's would be, then closed), 20 at a time; the server's RSS once they are all closed and
   NiceGUI has deleted their clients, vs before (goal: <= 100 MB more);
-* latency: 500 loads of the session page, 20 concurrent: p50 / p95 (goal: p95 <= 300 ms), and
+* latency: 500 loads of the session page, 20 concurrent: p50 / p95 (goal: p95 <= 300 ms), the
+  server's RSS once those pages (never connected, as a script's or a prefetch's) are pruned and
+  collected, vs before them (goal: <= 30 MB more), then after as many loads again (a page view
+  that kept anything grows it again; the allocator's high-water mark does not), and
   the same loads of the framework's floor: a NiceGUI page (its own server process, same machine)
   holding as many elements as the session page, all of them plain labels. ratio = session p95 /
   floor p95 (how much of the latency is the viewer's own rather than any NiceGUI page's).
@@ -163,6 +166,7 @@ def main() -> None:
     ap.add_argument("--hold", type=float, default=0.2, help="seconds each tab stays open")
     args = ap.parse_args()
     from walkback.importers.folders import entry_id
+    from walkback.viewer.tuning import CHECK_SECONDS, UNCONNECTED_SECONDS
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -187,7 +191,13 @@ def main() -> None:
             f" -> +{after - before:.0f} MB (goal <= 100 MB)"
         )
         elements = asyncio.run(count_elements(base + path))
+        loaded_from = rss_mb(viewer.pid)
         lat = latency(base, path, args)
+        time.sleep(UNCONNECTED_SECONDS + 2 * CHECK_SECONDS + 1)  # their pages pruned, then collected
+        idle = rss_mb(viewer.pid)
+        asyncio.run(run_loads(base, path, args.loads, args.concurrency))
+        time.sleep(UNCONNECTED_SECONDS + 2 * CHECK_SECONDS + 1)
+        again = rss_mb(viewer.pid)
     floor_port = free_port()
     floor_base = f"http://127.0.0.1:{floor_port}"
     with server(["-c", FLOOR, str(floor_port)], floor_port):
@@ -198,6 +208,11 @@ def main() -> None:
         f"  {args.loads} page loads, {args.concurrency} concurrent: p50 {pct(lat, 0.5) * 1e3:.0f} ms,"
         f" p95 {pct(lat, 0.95) * 1e3:.0f} ms (goal <= 300 ms), {rate:.0f} pages/s;"
         f" the page has {elements} elements"
+    )
+    print(
+        f"  server RSS {loaded_from:.0f} MB before those loads, {idle:.0f} MB once idle"
+        f" -> +{idle - loaded_from:.0f} MB (goal <= 30 MB); {args.loads} more: {again:.0f} MB"
+        f" -> +{again - idle:.0f} MB (what the pages keep, not the heap's high-water mark)"
     )
     print(
         f"  floor, a NiceGUI page of {labels} labels (+ its own {elements - labels}), the same loads:"

@@ -22,7 +22,13 @@ from walkback.journal.errors import WalkbackError
 from .pages import register_pages
 from .security import HeadersMiddleware, HostMiddleware, allowed_hosts, needs_token, token_middleware
 from .store import Analyzer, Loader, SessionStore
-from .tuning import CHECK_SECONDS, Collections, escape_pages_faster, remember_handler_shapes
+from .tuning import (
+    CHECK_SECONDS,
+    Collections,
+    escape_pages_faster,
+    prune_unconnected,
+    remember_handler_shapes,
+)
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 POLL_SECONDS = 0.5
@@ -116,6 +122,7 @@ def build(
     app.on_startup(store.start)  # session being read (and does not hold the loader up meanwhile)
     app.on_delete(collector.client_deleted)
     app.timer(CHECK_SECONDS, collector.tick)
+    app.timer(CHECK_SECONDS, prune_unconnected)
     app.on_shutdown(store.stop)
     app.on_shutdown(collector.stop)
     if poll:

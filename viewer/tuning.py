@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from nicegui import helpers
+from nicegui import Client, helpers
 
 FULL_AFTER_DELETED = 16
 """Deleted clients (closed tabs) between two full collections."""
@@ -39,6 +39,11 @@ FULL_EVERY_SECONDS = 60.0
 """The longest time between two full collections (for cycles that are not closed tabs')."""
 CHECK_SECONDS = 5.0
 """How often the server asks :meth:`Collections.tick` whether a full collection is due."""
+UNCONNECTED_SECONDS = 15.0
+"""A page whose socket has not connected this long after it was served is deleted (NiceGUI waits
+60 s): a prefetch, a link preview, a tab closed while loading, a script fetching pages each hold
+a whole session page's elements (~190 KB, 35 elements and ~1,400 objects for ``samples/demo``)
+until then. A browser that connects later is told to reload, as after a server restart."""
 NEVER = 2**31 - 1
 """A generation-2 threshold the count never reaches: no full collection on CPython's own rule."""
 
@@ -84,6 +89,12 @@ class Collections:
         collect what each froze)."""
         gc.set_threshold(*self.thresholds)
         gc.unfreeze()
+
+
+def prune_unconnected() -> None:
+    """Delete the pages served more than :data:`UNCONNECTED_SECONDS` ago whose socket never connected
+    (NiceGUI's own pruning, sooner); call it every few seconds."""
+    Client.prune_instances(client_age_threshold=UNCONNECTED_SECONDS)
 
 
 def remember_handler_shapes() -> None:

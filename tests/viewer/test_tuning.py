@@ -194,3 +194,34 @@ async def test_a_served_page_escapes_model_text_in_its_element_tree(viewer, tmp_
     assert XSS["task"] not in page and "<script>window.__xss" not in page
     as_json = orjson.dumps(XSS["task"]).decode()[1:-1]  # the tree is JSON: its quotes are escaped
     assert as_json.translate(client.HTML_ESCAPE_TABLE) in page
+
+
+async def test_a_page_whose_socket_never_connects_is_released(
+    viewer, sample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page served over HTTP whose socket never connects (a script's, a prefetch's) holds a whole
+    session page: pruning deletes it, after which nothing (the store, a timer, NiceGUI) keeps its
+    Client or SessionPage."""
+    from nicegui import Client
+    from walkback.viewer.session_page import SessionPage
+    from walkback.viewer.store import entry_id
+
+    async with viewer([sample.dir]) as user:
+        known = set(Client.instances)
+        page = await user.http_client.get(f"/s/{entry_id(sample.dir)}")
+        assert page.status_code == 200
+        (client,) = (c for cid, c in Client.instances.items() if cid not in known)
+        (built,) = (o for o in gc.get_objects() if isinstance(o, SessionPage) and o.body.client is client)
+        refs = weakref.ref(client), weakref.ref(built)
+        del client, built
+        tuning.prune_unconnected()
+        assert refs[0]() is not None  # just served: its browser may still be connecting
+        monkeypatch.setattr(tuning, "UNCONNECTED_SECONDS", 0.0)
+        tuning.prune_unconnected()
+        for _ in range(30):  # its timers notice the deletion at their next tick (<= 1 s)
+            gc.collect()
+            if refs[0]() is None and refs[1]() is None:
+                break
+            await asyncio.sleep(0.1)
+        assert [r() for r in refs] == [None, None]
+        assert set(Client.instances) == known
