@@ -157,7 +157,7 @@ def main() -> None:
         p95 = statistics.quantiles(times, n=20)[-1] * 1e3
         report("search p95 (ms)", p95, "< 50", p95 < 50, f"median {statistics.median(times) * 1e3:.1f} ms")
 
-        grown = next(p for p in paths if detect(p).name == "claude-code")
+        grown = next(p for p in paths if p.suffix == ".jsonl" and detect(p).name == "claude-code")
         body = grown.read_bytes().splitlines(keepends=True)[:100]
         with open(grown, "ab") as f:
             f.write(fresh(b"".join(body), 999_999))
