@@ -31,7 +31,9 @@ from .tuning import (
 )
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.25
+"""How often the live follow asks whether a session's files grew (a stat each): a new step shows
+within about this plus the page's 0.1 s check."""
 NATIVE_HELP = (
     "--native needs pywebview and a web view it drives: `./run native` installs both; or "
     "apt install gir1.2-webkit2-4.1 libgirepository1.0-dev libcairo2-dev pkg-config gcc, "
