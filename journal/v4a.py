@@ -11,7 +11,7 @@ a file change as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -20,8 +20,7 @@ _MOVE = "*** Move to: "
 _SHELL_NAMES = ("apply_patch", "applypatch")
 
 
-@dataclass(frozen=True)
-class PatchFile:
+class PatchFile(NamedTuple):
     """One file of a V4A patch."""
 
     path: str
