@@ -16,7 +16,8 @@ indices moved on, as Cline writes them (unindented arrays).
                                                               ratio = import / raw, goal <= 3.0.
 (2) peak RSS of a fresh process importing it vs the file's size.       goal <= 1.5.
 
-Usage: ./run bench import_documents [--mb N] [--rounds R] [--only copilot-cli|openhands|mini-swe-agent|cline|otel]
+Usage: ./run bench import_documents [--mb N] [--rounds R]
+       [--only copilot-cli|openhands|mini-swe-agent|cline|otel]
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Sources, in order: the intent itself or the run's blob store (the agent journals both images with
 or before the intent; :func:`journal.images.intent_image`), then the last checkpoint's git tree,
-the header's ``base_ref`` and a seed plan's ``base`` (``git:<sha>``), and for a post image the tool re-applied to the base content (seed
-journals have neither). An image is accepted only when
-it hashes to the intent's ``pre``/``post``; anything else is not an image.
+the header's ``base_ref`` and a seed plan's ``base`` (``git:<sha>``), and for a post image the tool
+re-applied to the base content (seed journals have neither). An image is accepted only when it
+hashes to the intent's ``pre``/``post``; anything else is not an image.
 """
 
 from __future__ import annotations

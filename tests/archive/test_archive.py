@@ -229,5 +229,6 @@ def test_search_before_any_index_says_so(tmp_path: Path) -> None:
 def test_an_archive_of_another_schema_is_refused_with_the_fix(tmp_path: Path) -> None:
     db = tmp_path / "old.sqlite"
     Archive.open(str(db)).conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
-    with pytest.raises(ArchiveError, match=r"schema 0, this one reads 1\): remove it and run `walkback index`"):
+    fix = r"schema 0, this one reads 1\): remove it and run `walkback index`"
+    with pytest.raises(ArchiveError, match=fix):
         Archive.open(str(db))
