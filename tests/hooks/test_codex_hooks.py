@@ -67,6 +67,11 @@ def codex(tmp_path: Path, ws: Path, model: ScriptedResponses, *more: str) -> Non
     home = tmp_path / "home"
     env = {**base_env(home, tmp_path / "wb"), "CODEX_HOME": str(codex_home(home, ws, model.base_url))}
     env["SCRIPTED_API_KEY"] = "sk-scripted"
+    # Codex refuses to make its sandbox helpers (codex-linux-sandbox, apply_patch) in a CODEX_HOME
+    # under the temporary folder, and with a system bwrap on PATH the sandbox then cannot start
+    # (openai/codex#24341): the scratch CODEX_HOME lives in tmp_path, so the temporary folder moves.
+    env["TMPDIR"] = str(tmp_path / "tmpdir")
+    (tmp_path / "tmpdir").mkdir(exist_ok=True)
     cmd = [str(agent_bin("codex")), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
     run_agent([*cmd, "-s", "workspace-write", *(more or ("edit the app",))], ws, env)
 
