@@ -18,7 +18,7 @@ from walkback.timeline.builder import SessionBuilder
 from ..base import CERTAIN, LIKELY, NO, head
 from ..records import BOM
 from ._details import details
-from ._layout import layout, session_files, subagent_files
+from ._layout import beside, layout, session_files, subagent_files
 from ._session import read_session, read_web
 from ._vocab import NAME
 
@@ -87,7 +87,7 @@ class ClaudeCode:
         if len(mains) == 1:
             return CERTAIN if file_score(head(mains[0])) >= LIKELY else NO
         subs = subagent_files(path)
-        main = path.with_name(path.name + ".jsonl")
+        main = beside(path)
         probe = main if main.is_file() else (subs[0] if subs else None)
         return CERTAIN if probe is not None and file_score(head(probe)) >= LIKELY else NO
 

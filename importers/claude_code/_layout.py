@@ -100,6 +100,13 @@ def _old_layout_children(session: Path) -> list[Path]:
     return out
 
 
+def beside(folder: Path) -> Path:
+    """The session file ``<id>.jsonl`` beside a session folder ``<id>/`` (absolute first: ``.`` or
+    ``/`` have no name of their own to add a suffix to)."""
+    folder = folder.absolute()
+    return folder.parent / (folder.name + ".jsonl")
+
+
 def layout(path: Path) -> Layout:
     """The files of the session at ``path``: a session file, a session folder ``<id>/``, or a
     project folder holding one session."""
@@ -107,7 +114,7 @@ def layout(path: Path) -> Layout:
         mains = session_files(path)
         if len(mains) == 1:
             return layout(mains[0])
-        main = path.with_name(path.name + ".jsonl")
+        main = beside(path)
         subs = [subagent(p) for p in subagent_files(path)]
         if not subs and not main.is_file():
             raise ImporterError("not one Claude Code session: no session file or subagents here", path=path)

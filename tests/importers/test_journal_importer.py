@@ -68,6 +68,16 @@ def test_missing_empty_and_directory_inputs_are_refused(tmp_path: Path) -> None:
         detect(tmp_path)
 
 
+def test_dot_and_the_root_are_refused_in_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``.`` and ``/`` have no name: an importer asking for the session file beside a folder
+    (Claude Code's ``<id>.jsonl`` beside ``<id>/``) raised ValueError out of ``walkback show .``."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ImporterError, match="no journal or known agent log in this directory"):
+        detect(".")
+    with pytest.raises(ImporterError, match="no journal or known agent log in this directory"):
+        detect("/")
+
+
 SEQ = (
     b'{"seq":0,"task_id":"T1","tool":"write_file","args":{"path":"a.txt"},"idempotency_key":"T1:0"}\n'
     b'{"seq":0,"result":{"ok":true},"status":"ok"}\n'
