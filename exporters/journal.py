@@ -66,6 +66,7 @@ def write_journal(session: Session, out: str | Path) -> Path:
     header["source"] = {
         "format": session.format,
         "files": [{"path": str(p.resolve()), "sha256": sha256_file(p)} for p in files],
+        "status": session.status,
     }
     skipped = 1 if len(session) and session.event(0).type == "run.start" else 0
     header["agents"] = roster(session, lambda i: i + 1 - skipped)

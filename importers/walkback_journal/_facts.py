@@ -47,10 +47,20 @@ def finish_main(
         session.status = ended if ended in STATUSES else "unknown"
     elif lock_is_held(jpath.parent):
         session.status = "running"
+    elif res.dialect == "v1" and _source_status(session):
+        session.status = _source_status(session)  # imported: as its source ended (§11)
     elif res.dialect == "v1" or session.pending():
         session.status = "crashed"  # a v1 writer always ends with run.end; a seed run left an intent open
     else:
         session.status = "unknown"
+
+
+def _source_status(session: Session) -> str:
+    """How an imported journal's source ended (its header's ``source.status``), or "" when that is
+    not a status; a source still running when it was imported is a copy that no one writes on."""
+    source = session.header.get("source")
+    status = string(source.get("status")) if isinstance(source, dict) else ""
+    return "unknown" if status == "running" else status if status in STATUSES else ""
 
 
 def notable(

@@ -95,6 +95,7 @@ def test_import_writes_a_hash_chained_v1_journal_naming_its_source(tmp_path: Pat
     assert header["source"] == {
         "format": "walkback-seed-seq",
         "files": [{"path": str(src.resolve()), "sha256": sha256_file(src)}],
+        "status": "crashed",
     }
     assert header["task"] == "T1" and "tool" not in header, "a seed record is not a header"
     types = [(r.data["type"], r.data.get("ref"), r.data.get("source_lsn")) for r in records[1:]]
@@ -102,6 +103,33 @@ def test_import_writes_a_hash_chained_v1_journal_naming_its_source(tmp_path: Pat
     assert records[3].data["source_sync"] == 7 and records[3].data["idempotency_key"] == "T1:1"
     again = load(out)
     assert [again.event(i).target for i in again.pending()] == ["https://x"]
+
+
+@pytest.mark.parametrize(
+    ("source", "reads"),
+    [
+        ("completed", "completed"),
+        ("failed", "failed"),
+        ("cancelled", "cancelled"),
+        ("crashed", "crashed"),
+        ("unknown", "unknown"),
+        ("running", "unknown"),
+        ("???", "crashed"),
+    ],
+)
+def test_an_import_reads_as_its_source_ended(tmp_path: Path, source: str, reads: str) -> None:
+    """A completed Claude Code session imported read "crashed": a v1 journal without ``run.end``
+    is one whose writer died. The header's ``source.status`` says how the source ended, and no
+    record is made up for it (the import keeps the source's events, one for one); a status that is
+    not one reads as a v1 journal without an end does."""
+    src = tmp_path / "seq.jsonl"
+    src.write_bytes(SEQ)
+    session = load(src)
+    session.status = source
+    records, _ = read_records(write_journal(session, tmp_path / "out"))
+    assert [r.data["type"] for r in records[1:]] == ["intent", "commit", "intent"]
+    assert records[0].data["source"]["status"] == source
+    assert load(tmp_path / "out").status == reads
 
 
 def test_import_of_a_v1_run_keeps_every_record(tmp_path: Path) -> None:
