@@ -89,7 +89,7 @@ def detect(path: str | Path) -> Importer:
         raise UnusableJournal("no such file or directory", path=p)
     if not p.is_dir() and not p.is_file():
         raise UnusableJournal("not a regular file or a directory", path=p)
-    if p.is_file() and not head(p).strip():
+    if p.is_file() and not head(p).removeprefix(BOM).strip():
         raise UnusableJournal("empty file", path=p, line=1)
     ranked = scores(p)
     best = ranked[0] if ranked else (NO, "")

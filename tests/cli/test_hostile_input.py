@@ -54,18 +54,23 @@ def unusable(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "hostname").write_text("build-box-7\n")  # what /etc/hostname holds
     (tmp_path / "array.json").write_text('[{"lsn":0,"type":"plan"},{"lsn":1,"type":"plan"}]\n')
     (tmp_path / "empty").mkdir()
+    (tmp_path / "bom.jsonl").write_bytes(b"\xef\xbb\xbf\n\n")  # an editor's "empty" file
     return {
         "text file": tmp_path / "hostname",
         "JSON array": tmp_path / "array.json",
         "empty": tmp_path / "empty",
+        "a byte-order mark alone": tmp_path / "bom.jsonl",
+        "the current folder": Path("."),
     }
 
 
-@pytest.mark.parametrize("kind", ["text file", "JSON array", "empty"])
+@pytest.mark.parametrize(
+    "kind", ["text file", "JSON array", "empty", "a byte-order mark alone", "the current folder"]
+)
 def test_view_of_unusable_input_fails_at_once_like_show(tmp_path: Path, kind: str) -> None:
     path = unusable(tmp_path)[kind]
-    shown = walkback("show", path)
-    viewed = walkback("view", "--no-open", "--port", "1", path)  # port 1: a server could never start
+    shown = walkback("show", path, cwd=tmp_path / "empty")
+    viewed = walkback("view", "--no-open", "--port", "1", path, cwd=tmp_path / "empty")  # port 1: no server
     assert shown.returncode == 2 and shown.stderr.count("\n") == 1, shown.stderr
     assert (viewed.returncode, viewed.stderr) == (shown.returncode, shown.stderr)
     assert "walkback viewer:" not in viewed.stdout + viewed.stderr

@@ -64,6 +64,9 @@ def test_missing_empty_and_directory_inputs_are_refused(tmp_path: Path) -> None:
     (tmp_path / "empty").write_bytes(b"  \n")
     with pytest.raises(UnusableJournal, match="empty file"):
         detect(tmp_path / "empty")
+    (tmp_path / "bom").write_bytes(b"\xef\xbb\xbf\n\n")  # was read as a Codex session, "running"
+    with pytest.raises(UnusableJournal, match="empty file"):
+        detect(tmp_path / "bom")
     with pytest.raises(ImporterError, match="no journal or known agent log in this directory"):
         detect(tmp_path)
 

@@ -85,8 +85,11 @@ def show(path: Path, as_json: bool) -> None:
           if data["files"] else []),
         f"  integrity   {session.integrity.badge}{_first_damage(session.integrity)}",
         *([f"  bundle      {session.verification.verdict}"] if session.verification is not None else []),
-        f"  committed   through lsn {data['last_committed_lsn']}",
     ]
+    if data["last_committed_lsn"] is not None:
+        lines.append(f"  committed   through lsn {data['last_committed_lsn']}")
+    elif data["format"].startswith("walkback"):  # other agents' logs have no commits to count
+        lines.append("  committed   nothing yet")
     if data["hooked"]:
         hooked = data["hooked"]
         lines.append(f"  journal     {data['journal']} (hooked: {hooked['linked_calls']} call(s) journaled)")
