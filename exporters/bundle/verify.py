@@ -145,11 +145,14 @@ def open_bundle(path: Path) -> IO[bytes]:
         from walkback.exporters.pdf.extract import attached_bundle
 
         return io.BytesIO(attached_bundle(path))
-    from walkback.exporters.html.seal import embedded_bundle, is_page
+    from walkback.exporters.html.seal import UnusablePage, embedded_bundle, is_page
 
     if is_page(head):  # an HTML replay (exporters.html.seal)
         with f:
-            return io.BytesIO(embedded_bundle(f.read()))
+            try:
+                return io.BytesIO(embedded_bundle(f.read()))
+            except UnusablePage as e:
+                raise UnusablePage(e.message, path=path) from None
     f.seek(0)
     return f
 
@@ -167,11 +170,18 @@ def verify_file(
     Raises:
         UnusableBundle: as :func:`verify`, or a file that cannot be read.
     """
-    with open_bundle(path) as f:
+    from walkback.exporters.html.seal import UnusablePage, check_page, is_page
+
+    try:
+        opened = open_bundle(path)
+    except UnusablePage:
+        changed = _changed_page(path, trust)
+        if changed is None:
+            raise
+        return changed, None
+    with opened as f:
         v, session = verify(f, trust=trust, origin=str(path), reveal=reveal, keep=keep)
         if isinstance(f, io.BytesIO):  # a report or a replay: the bundle was read out of it
-            from walkback.exporters.html.seal import check_page, is_page
-
             with open(path, "rb") as page:
                 replay = is_page(page.read(200))
             if replay:
@@ -181,6 +191,24 @@ def verify_file(
 
                 v.checks += check_pages(Path(path), f.getvalue(), trust)
     return v, session
+
+
+def _changed_page(path: Path, trust: list[TrustedKey] | None) -> Verification | None:
+    """A sealed replay whose bundle slot no longer unpacks, because it changed since the seal: a
+    failed check (exit 1) like any other changed byte; None when the seal does not say so."""
+    from walkback.exporters.html.seal import UnusablePage, check_page, embedded_bundle
+
+    page = Path(path).read_bytes()
+    try:
+        checks = check_page(page, trust)
+        embedded_bundle(page)
+    except UnusablePage as e:
+        if not any(c.name == "page" and not c.ok for c in checks):
+            return None
+        v = Verification(origin=str(path), folder=None)
+        v.checks += [*checks, Check("bundle", False, str(e))]
+        return v
+    return None
 
 
 def verify(

@@ -12,11 +12,11 @@ import gzip
 import hashlib
 import html
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from .seal import BUNDLE_OPEN, CLOSE, MARK, SEAL_OPEN
+from .view import View
 
 STATIC = Path(__file__).resolve().parents[2] / "static" / "replay"
 """``static/replay`` beside the parts in the repository, ``walkback/static/replay`` once installed."""
@@ -43,12 +43,13 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
-def pack(view: dict[str, Any]) -> bytes:
-    """The view data as the page carries it: JSON, gzip (no name, no time: deterministic), base64."""
-    return base64.b64encode(gzip.compress(orjson.dumps(view), compresslevel=9, mtime=0))
+def pack(data: bytes) -> bytes:
+    """Data as the page carries it: gzip (no name, no time: deterministic), base64 (which holds no
+    ``<``, so nothing in it can close its slot)."""
+    return base64.b64encode(gzip.compress(data, compresslevel=9, mtime=0))
 
 
-def page(title: str, view: dict[str, Any], bundle: bytes) -> bytes:
+def page(title: str, view: View, bundle: bytes) -> bytes:
     """The page with ``bundle`` in its slot and an empty seal slot (:func:`.seal.seal` fills it)."""
     script = (STATIC / "replay.js").read_text()
     style = (STATIC / "replay.css").read_text()
@@ -68,11 +69,15 @@ def page(title: str, view: dict[str, Any], bundle: bytes) -> bytes:
             head.encode(),
             BODY.encode(),
             b'<script id="wb-view" type="application/octet-stream">',
-            pack(view),
+            pack(orjson.dumps(view.index)),
+            CLOSE + b"\n",
+            # one block a line, unpacked when one of its steps is shown
+            b'<script id="wb-steps" type="application/octet-stream">',
+            b"\n".join(pack(orjson.dumps(block)) for block in view.blocks),
             CLOSE + b"\n",
             # the code before the bundle: the first step shows while the bundle is still being read
             b"<script>" + script.encode() + CLOSE + b"\n" + BUNDLE_OPEN,
-            bundle.replace(b"<", b"\\u003c"),  # JSON's own escape: nothing in it can close its slot
+            pack(bundle),  # the bundle's exact bytes, a third of their size
             CLOSE + b"\n" + SEAL_OPEN + CLOSE + b"\n</body></html>\n",
         ]
     )

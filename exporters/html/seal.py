@@ -8,14 +8,17 @@ verify with a trusted key over exactly that statement, and the seal's own bytes 
 canonical envelope of it (no spare field, no other base64 spelling). Hence a change to any byte
 fails: in the markup or the view data (the page digest), in the bundle (its digest, and the
 bundle's own checks), in the seal (its signature or its canonical form). The slots are found as
-the first opening tag of each; the bundle's text never holds ``<`` (it is escaped), so nothing
-inside it can end its slot early.
+the first opening tag of each; the bundle slot is base64 (of the bundle gzipped), which never holds
+``<``, so nothing inside it can end its slot early.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
+import zlib
 from typing import Any
 
 import orjson
@@ -25,10 +28,12 @@ from walkback.exporters.bundle.dsse import PAYLOAD_TYPE, b64decode, b64encode, s
 from walkback.exporters.bundle.statement import STATEMENT_TYPE
 from walkback.journal.errors import UnusableBundle
 
-BUNDLE_OPEN = b'<script id="wb-bundle" type="application/json">'
+BUNDLE_OPEN = b'<script id="wb-bundle" type="application/octet-stream">'
 SEAL_OPEN = b'<script id="wb-seal" type="application/json">'
 CLOSE = b"</script>"
 PREDICATE_TYPE = "https://walkback.dev/replay/v1"
+MAX_BUNDLE = 4 << 30
+"""The most a bundle slot may unpack to: a slot made to unpack without end is refused, not read."""
 MARK = b"<!-- walkback replay v1 -->"
 """The page's first line after its doctype: how ``walkback verify`` knows a replay."""
 
@@ -88,8 +93,23 @@ def seal(page: bytes, key: Ed25519PrivateKey) -> bytes:
 
 
 def embedded_bundle(page: bytes) -> bytes:
-    """The bundle a replay carries, as the bundle verifier reads it."""
-    return slots(page)[1]
+    """The bundle a replay carries, as the bundle verifier reads it (its exact bytes).
+
+    Raises:
+        UnusablePage: the slot is not base64 of a gzip stream, or unpacks past :data:`MAX_BUNDLE`.
+    """
+    try:
+        packed = base64.b64decode(slots(page)[1], validate=True)
+        z = zlib.decompressobj(wbits=31)  # gzip
+        data = z.decompress(packed, MAX_BUNDLE)
+        if z.unconsumed_tail or not z.eof or z.unused_data:
+            raise UnusablePage(
+                "its bundle slot is not one gzip stream of at most "
+                f"{MAX_BUNDLE >> 30} GiB (cut, padded or a decompression bomb)"
+            )
+    except (binascii.Error, zlib.error) as e:
+        raise UnusablePage(f"its bundle slot cannot be unpacked: {e}") from None
+    return data
 
 
 def check_page(page: bytes, trust: Any) -> list[Check]:

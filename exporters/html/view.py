@@ -3,11 +3,17 @@ viewer shows, :func:`walkback.timeline.step_card.step_card`), its one-line summa
 their lanes, the file changes with their diffs and hash badges, approvals, crashes, recoveries and
 the resume brief. The records themselves are not repeated: the page reads each raw record from the
 bundle's artifacts by its ``(artifact, line)``.
+
+The data comes in two parts so that a page of any size draws its first step at once: the index
+(what the header, the lanes, the step list and the ledgers need, a few bytes a step) and the
+steps' cards and diffs in blocks of :data:`BLOCK` steps, each unpacked only when a step in it is
+shown (or a search reads them all).
 """
 
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +28,29 @@ from walkback.timeline.summary import summary
 from walkback.timeline.views import approvals
 
 PROBLEMS = frozenset({"failed", "pending", "denied", "in_doubt", "torn", "corrupt", "skipped", "recovered"})
+BLOCK = 1000
+"""Steps per block of cards and diffs: small enough to unpack in a few milliseconds, large enough
+that gzip still finds the repeats between steps."""
 
 
-def view_data(session: Session, root: Path | None, head: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class View:
+    """The page's data: the ``index`` (header, agents, ledgers, each step's summary, kind, lane and
+    raw record's place) and the ``blocks`` (per :data:`BLOCK` steps: ``card`` and ``changes``)."""
+
+    index: dict[str, Any]
+    blocks: list[dict[str, Any]]
+
+
+def view_data(session: Session, root: Path | None, head: dict[str, Any]) -> View:
     """The page's data for ``session`` (read from a bundle extracted under ``root``)."""
     shared = lsn_is_shared(session)
     names = [_name(s.path, root) for s in session.sources]
     agents = list(session.agents)
     lane = {a: k for k, a in enumerate(agents)}
     history = file_rows(session)
-    steps: dict[str, list[Any]] = {k: [] for k in ("card", "sum", "agent", "kind", "src", "line", "problem")}
-    changes: dict[str, Any] = {}
+    steps: dict[str, list[Any]] = {k: [] for k in ("sum", "agent", "kind", "src", "line", "problem")}
+    blocks: list[dict[str, Any]] = []
     brief = session.brief
     for i in range(len(session)):
         ev = session.event(i)
@@ -40,7 +58,9 @@ def view_data(session: Session, root: Path | None, head: dict[str, Any]) -> dict
         card = step_card(session, i, shared=shared, detail=detail)
         t = session.table
         card["raw_label"] = f"Raw record — {names[t.src[i]]}:{t.line[i]}" if names else ""
-        steps["card"].append(card)
+        if i % BLOCK == 0:
+            blocks.append({"card": [], "changes": {}})
+        blocks[-1]["card"].append(card)
         steps["sum"].append(summary(ev, detail))
         steps["agent"].append(lane.get(ev.agent, 0))
         steps["kind"].append(ev.kind)
@@ -50,12 +70,13 @@ def view_data(session: Session, root: Path | None, head: dict[str, Any]) -> dict
         if ev.kind == "tool_call" and not ev.flags & PLACEHOLDER:
             change = _change(session, i, history.get(ev.target))
             if change is not None:
-                changes[str(i)] = change
+                blocks[-1]["changes"][str(i)] = change
         if not brief and isinstance(detail, Recovery) and detail.brief:
             brief = detail.brief
     stories = {s.agent: s for s in agent_stories(session)}
-    return {
+    index = {
         "head": head,
+        "block": BLOCK,
         "artifacts": names,
         "agents": [
             {
@@ -69,7 +90,6 @@ def view_data(session: Session, root: Path | None, head: dict[str, Any]) -> dict
             for a in session.agents.values()
         ],
         "steps": steps,
-        "changes": changes,
         "approvals": [
             {
                 "request": x.request,
@@ -87,6 +107,7 @@ def view_data(session: Session, root: Path | None, head: dict[str, Any]) -> dict
         ],
         "brief": brief,
     }
+    return View(index, blocks)
 
 
 def _name(path: Path, root: Path | None) -> str:

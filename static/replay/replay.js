@@ -1,13 +1,14 @@
 // walkback HTML replay: one file, no server, no network. Every string from the session is put in
 // the page as text (textContent), never as markup: a journal's content is written by a model.
-// The data: #wb-view (gzip + base64 JSON: each step's card, summary, lane, the diffs, approvals,
-// crashes), #wb-bundle (the signed bundle; the raw records are read from its artifacts).
+// The data: #wb-view (gzip + base64 JSON: each step's summary, kind and lane, the agents,
+// approvals, crashes), #wb-steps (one such block a line: the cards and diffs of V.block steps,
+// unpacked when one of them is shown), #wb-bundle (the signed bundle; the raw records).
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
   const ROW = 24;
-  let V = null, N = 0, cur = 0, order = [], playing = null, bundle = null;
-  const lines = new Map();
+  let V = null, N = 0, cur = 0, at = 0, order = [], playing = null, bundle = null, packed = [], first = true;
+  const lines = new Map(), blocks = [], loading = new Map();
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -21,9 +22,23 @@
     for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
     return out;
   }
-  async function gunzip(bytes) {
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return await new Response(stream).text();
+  async function unpack(b64) {
+    const stream = new Blob([bytesOf(b64)]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  // -- the steps' cards and diffs, a block at a time ---------------------------------------------
+  function blockOf(i) { return Math.floor(i / V.block); }
+  function load(k) {
+    if (!loading.has(k)) loading.set(k, unpack(packed[k]).then((b) => { blocks[k] = b; }));
+    return loading.get(k);
+  }
+  function loadAll() { return Promise.all(packed.map((_, k) => load(k))); }
+  function card(i) { return blocks[blockOf(i)].card[i % V.block]; }
+  function changeOf(i) { const b = blocks[blockOf(i)]; return b ? b.changes[String(i)] : undefined; }
+  function linked(i) {  // a result shows the diff of the call it answers
+    const c = card(i);
+    return c.pair.links.length && V.steps.kind[i] === "tool_result" ? c.pair.links[0][1] : null;
   }
   function when(ts) {
     if (ts === null || ts === undefined || !isFinite(ts)) return "";
@@ -31,11 +46,21 @@
   }
 
   // -- the raw records, from the bundle's artifacts (decoded when first asked for) ---------------
+  let unpacked = null;
+  function pageRead() {
+    if (document.readyState !== "loading") return Promise.resolve();
+    return new Promise((done) => document.addEventListener("DOMContentLoaded", done, { once: true }));
+  }
+  function readBundle() {  // unpacked once, after the first step is drawn; the step is drawn again
+    if (bundle === null) {
+      bundle = pageRead().then(() => unpack($("wb-bundle").textContent)).then((b) => { unpacked = b; return N ? draw(cur) : undefined; });
+    }
+    return bundle;
+  }
   function artifactLines(name) {
     if (lines.has(name)) return lines.get(name);
-    if (document.readyState === "loading") return [];  // the bundle is still being read
-    if (bundle === null) bundle = JSON.parse($("wb-bundle").textContent);
-    const art = (bundle.artifacts || []).find((a) => a.name === name);
+    if (unpacked === null) return [];  // the bundle is still being read
+    const art = (unpacked.artifacts || []).find((a) => a.name === name);
     const text = art ? new TextDecoder().decode(bytesOf(art.data.replace(/-/g, "+").replace(/_/g, "/"))) : "";
     const split = text.split("\n");
     lines.set(name, split);
@@ -48,7 +73,7 @@
   function rawRecord(i) {
     const text = rawLine(i);
     if (text === undefined) {
-      return document.readyState === "loading" ? "(still reading the bundle; open this again)" : "(this record is not line-based; see the bundle)";
+      return unpacked === null ? "(still reading the bundle; open this again)" : "(this record is not line-based; see the bundle)";
     }
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
   }
@@ -73,9 +98,17 @@
     const g = c.getContext("2d"), s = V.steps;
     g.fillStyle = "#f4f4f4"; g.fillRect(0, 0, w, c.height);
     for (const x of V.crashes) { g.fillStyle = "#e53935"; g.fillRect(Math.floor((x.after + 0.5) / N * w), 0, 2, c.height); }
+    // one mark per lane and pixel column (100k events draw like 1k): a problem wins, else the last
+    const mark = new Int32Array(n * w).fill(-1);
     for (let i = 0; i < N; i++) {
+      const p = s.agent[i] * w + Math.floor(i / N * w);
+      if (mark[p] < 0 || !s.problem[mark[p]]) mark[p] = i;
+    }
+    const bw = Math.max(1, Math.ceil(w / N));
+    for (const i of mark) {
+      if (i < 0) continue;
       g.fillStyle = s.problem[i] ? "#d32f2f" : (COLORS[s.kind[i]] || "#757575");
-      g.fillRect(Math.floor(i / N * w), 2 + s.agent[i] * lh, Math.max(1, Math.ceil(w / N)), lh - 4);
+      g.fillRect(Math.floor(i / N * w), 2 + s.agent[i] * lh, bw, lh - 4);
     }
     c.onclick = (e) => go(Math.floor(e.offsetX / w * N));
     const names = $("wb-lane-names"); names.textContent = "";
@@ -150,8 +183,12 @@
       inner.append(row);
     }
   }
+  function pos() {  // where the current step is in the list (-1: not in it)
+    if (order[at] !== cur) at = order.indexOf(cur);
+    return at;
+  }
   function keepInView() {
-    const k = order.indexOf(cur), box = $("wb-list");
+    const k = pos(), box = $("wb-list");
     if (k < 0) return;
     if (k * ROW < box.scrollTop) box.scrollTop = k * ROW;
     else if ((k + 1) * ROW > box.scrollTop + box.clientHeight) box.scrollTop = (k + 1) * ROW - box.clientHeight;
@@ -159,8 +196,22 @@
 
   // -- one step: the card the viewer shows, its diff, its raw record -----------------------------
   function badge(text, cls) { return el("span", "wb-badge " + (cls || ""), text); }
+  async function draw(i) {
+    if (!blocks[blockOf(i)]) await load(blockOf(i));
+    const l = linked(i);
+    if (l !== null && !blocks[blockOf(l)]) await load(blockOf(l));
+    if (i !== cur) return;  // moved on while the block was unpacked
+    show(i);
+    if (first) ready();
+    for (const k of [blockOf(i) - 1, blockOf(i) + 1]) if (k >= 0 && k < packed.length) load(k);
+  }
+  function ready() {
+    first = false;
+    window.wbFirstStep = performance.now();  // ms since navigation: bench/handoff.py reads it
+    document.body.classList.add("wb-ready");
+  }
   function show(i) {
-    const c = V.steps.card[i], box = $("wb-step");
+    const c = card(i), box = $("wb-step");
     box.textContent = "";
     const head = el("div", "wb-card-head");
     head.append(el("span", "wb-title", c.title), el("span", "wb-kind", c.kind), el("span", "wb-type", c.type),
@@ -171,7 +222,7 @@
     if (c.what) box.append(el("div", "wb-what", c.what));
     if (c.damage) box.append(el("div", "wb-damage", c.damage));
     box.append(el("div", "wb-summary", V.steps.sum[i]));
-    const ch = V.changes[String(i)] || (c.pair.links.length && V.steps.kind[i] === "tool_result" ? V.changes[String(c.pair.links[0][1])] : null);
+    const l = linked(i), ch = changeOf(i) || (l !== null ? changeOf(l) : null);
     if (ch) box.append(change(ch));
     const p = c.pair;
     if (p.head) {
@@ -213,19 +264,20 @@
 
   // -- moving ------------------------------------------------------------------------------------
   function go(i, fromHash) {
-    if (!N) return;
+    if (!N) return Promise.resolve();
     cur = Math.max(0, Math.min(N - 1, i | 0));
     $("wb-pos").textContent = `step ${cur + 1} of ${N}`;
-    show(cur);
+    const drawn = draw(cur).catch(fail);
     keepInView();
     listRows();
     const hash = `#step=${cur + 1}`;
     if (!fromHash && location.hash !== hash) history.replaceState(null, "", hash);
+    return drawn;
   }
   function step(d) {
-    const k = order.indexOf(cur);
+    const k = pos();
     if (k < 0) go(order.length ? order[0] : cur + d);
-    else go(order[Math.max(0, Math.min(order.length - 1, k + d))]);
+    else go(order[(at = Math.max(0, Math.min(order.length - 1, k + d)))]);
   }
   function fromHash() {
     const m = /^#step=(\d+)$/.exec(location.hash);
@@ -233,21 +285,25 @@
   }
   function play() {
     if (playing) { clearInterval(playing); playing = null; }
-    else playing = setInterval(() => { if (order.indexOf(cur) >= order.length - 1) play(); else step(1); }, 700);
+    else playing = setInterval(() => { if (pos() >= order.length - 1) play(); else step(1); }, 700);
     $("wb-play").textContent = playing ? "pause" : "play";
   }
-  function search(text) {
-    const q = text.trim(), s = V.steps;
-    order = [];
-    if (!q) { for (let i = 0; i < N; i++) order.push(i); }
+  let asked = "";
+  async function search(text) {
+    const q = text.trim(), s = V.steps, found = [];
+    asked = q;
+    if (q) await Promise.all([loadAll(), readBundle()]);  // the cards and raw records are searched too
+    if (asked !== q) return;  // a newer search was typed meanwhile
+    if (!q) { for (let i = 0; i < N; i++) found.push(i); }
     else {
       const smart = q === q.toLowerCase(), want = smart ? q.toLowerCase() : q;
       for (let i = 0; i < N; i++) {
-        const c = s.card[i];
+        const c = card(i);
         const hay = `${s.sum[i]}\n${c.what}\n${c.kind}\n${c.type}\n${c.where}\n${c.status}\n${rawLine(i) || ""}`;
-        if ((smart ? hay.toLowerCase() : hay).includes(want)) order.push(i);
+        if ((smart ? hay.toLowerCase() : hay).includes(want)) found.push(i);
       }
     }
+    order = found;
     $("wb-found").textContent = q ? `${order.length} of ${N} steps match` : "";
     $("wb-list").scrollTop = 0;
     listRows();
@@ -275,14 +331,15 @@
   }
 
   async function main() {
-    V = JSON.parse(await gunzip(bytesOf($("wb-view").textContent)));
+    V = await unpack($("wb-view").textContent);
+    packed = $("wb-steps").textContent.split("\n");
     N = V.steps.kind.length;
     for (let i = 0; i < N; i++) order.push(i);
     header();
     const start = fromHash();
-    go(start === null ? 0 : start, true);
-    window.wbFirstStep = performance.now();  // ms since navigation: bench/handoff.py reads it
-    document.body.classList.add("wb-ready");
+    await go(start === null ? 0 : start, true);
+    if (!N) ready();
+    readBundle().catch(fail);
     lanes();
     tree();
     ledgers();
@@ -302,10 +359,11 @@
       e.target.blur();
     });
     let pending = null;
-    $("wb-search").addEventListener("input", (e) => { clearTimeout(pending); pending = setTimeout(() => search(e.target.value), 150); });
+    $("wb-search").addEventListener("input", (e) => { clearTimeout(pending); pending = setTimeout(() => search(e.target.value).catch(fail), 150); });
     document.addEventListener("keydown", keys);
     window.addEventListener("hashchange", () => { const i = fromHash(); if (i !== null) go(i, true); });
     window.addEventListener("resize", lanes);
   }
-  main().catch((e) => { $("wb-step").textContent = "this replay could not be read: " + e; });
+  function fail(e) { $("wb-step").textContent = "this replay could not be read: " + e; }
+  main().catch(fail);
 })();

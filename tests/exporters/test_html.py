@@ -87,6 +87,31 @@ def test_an_unsigned_replay_does_not_verify(tmp_path: Path, keys: tuple[Path, Pa
     assert verify(tmp_path / "u.html", keys[1]).exit_code == 1
 
 
+@pytest.mark.parametrize("slot", [b"not base64!", b"AAAA", b""])
+def test_a_bundle_slot_that_does_not_unpack(
+    slot: bytes, replay: Path, keys: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Sealed: the slot changed since the seal, a failed check (exit 1). Unsealed: nothing to
+    check it against, one line saying the slot cannot be unpacked (exit 2)."""
+    data = replay.read_bytes()
+    a = data.index(BUNDLE_OPEN) + len(BUNDLE_OPEN)
+    b = data.index(b"</script>", a)
+    sealed = tmp_path / "sealed.html"
+    sealed.write_bytes(data[:a] + slot + data[b:])
+    found = verify(sealed, keys[1])
+    assert found.exit_code == 1, found.output
+    checks = {c["name"]: c for c in json.loads(found.stdout)["checks"]}
+    assert not checks["page"]["ok"] and "bundle changed" in checks["page"]["reason"]
+    assert not checks["bundle"]["ok"]
+    s0 = data.index(SEAL_OPEN) + len(SEAL_OPEN)
+    unsealed = tmp_path / "unsealed.html"
+    unsealed.write_bytes(data[:a] + slot + data[b:s0] + data[data.index(b"</script>", s0) :])
+    refused = run("verify", unsealed, "--key", keys[1])
+    assert refused.exit_code == 2
+    assert refused.stderr.count("\n") == 1 and "unsealed.html" in refused.stderr
+    assert "bundle slot" in refused.stderr and "Traceback" not in refused.output
+
+
 def test_no_secret_in_any_byte_and_the_report_on_stderr(tmp_path: Path, keys: tuple[Path, Path]) -> None:
     session = write_session(tmp_path)
     made = run("export", "html", session, "-o", tmp_path / "s.html", "--key", keys[0])
@@ -168,6 +193,18 @@ def test_in_chromium_steps_links_searches_and_stays_offline(browser: Any, replay
     d.refresh()  # the deep link survives a reload
     _open(d, d.current_url)
     assert _title(d) == "Step 7"
+    # the raw record comes from the bundle, unpacked after the first step was drawn
+    start = time.monotonic()
+    raw = ""
+    while "still reading" in raw or not raw:
+        assert time.monotonic() - start < 10, "the bundle was never unpacked"
+        time.sleep(0.05)
+        raw = d.execute_script(
+            "const r = document.querySelector('#wb-step .wb-raw'); r.open = true;"
+            "return r.querySelector('pre').textContent"
+        )
+    record = json.loads(raw)
+    assert isinstance(record, dict) and ("lsn" in record or "type" in record), raw[:200]
     d.find_element("id", "wb-search").send_keys("svg onload")
     time.sleep(0.4)
     found = d.find_element("id", "wb-found").text
