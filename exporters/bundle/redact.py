@@ -110,7 +110,8 @@ def redact_line(
 ) -> tuple[bytes, list[str]]:
     """``line`` with what ``rules`` match replaced by ``mark``, and the rules that matched.
 
-    A line that is not a JSON object is redacted as text (a regular expression, or a whole agent).
+    A line that is not a JSON object or array is redacted as text (a regular expression, or a whole
+    agent); in JSON the rules see the decoded strings, so an escape cannot hide a secret.
     """
     low = line.lower() if any(r.hint for r in rules) else line
     rules = [
@@ -125,6 +126,9 @@ def redact_line(
     except orjson.JSONDecodeError:
         record = None
     hits: list[str] = []
+    was_list = isinstance(record, list)
+    if was_list:
+        record = {"": record}  # the same walk over its strings; unwrapped below
     if not isinstance(record, dict):
         text = line.decode("utf-8", "replace")
         for r in rules:
@@ -149,7 +153,9 @@ def redact_line(
             record = _strings(record, functools.partial(_sub, r, mark=mark, found=found))
             if found[0]:
                 hits.append(r.text)
-    return (orjson.dumps(record), hits) if hits else (line, hits)
+    if not hits:
+        return line, hits
+    return orjson.dumps(record[""] if was_list else record), hits
 
 
 def _sub(rule: Rule, s: str, *, mark: str, found: list[bool]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +27,11 @@ from walkback.timeline.kinds import PLACEHOLDER
 from walkback.timeline.session import Session
 
 from . import container, merkle
+from .archive import is_archive, redact_archive
 from .dsse import PAYLOAD_TYPE, sign
 from .keys import openssh_line
 from .redact import MARK, Rule
 from .redact import redact_line as _redact_line
-from .secrets import SECRET
 from .statement import facts, statement
 
 
@@ -184,12 +185,15 @@ def _snapshot(
             shutil.copyfile(path, dest)
             continue
         if path not in line_based and not _as_text(path, rules):
-            if all(r.text.startswith(SECRET) for r in rules):  # the defaults pass over an archive
-                shutil.copyfile(path, dest)
+            if is_archive(path) and not any(r.kind == "agent" for r in rules):
+                try:
+                    redactions += redact_archive(path, dest, name, rules)
+                except (zipfile.BadZipFile, OSError) as e:
+                    raise ExportError(f"cannot redact inside this archive: {e}", path=path) from None
                 continue
             raise ExportError(
-                "redaction works on line-based sources (JSON lines, text); this one is an "
-                "archive (or a JSON document, which takes only re: rules)",
+                "redaction works on line-based sources (JSON lines, text) and inside zip archives; "
+                "this one is a JSON document, which takes only re: rules (an archive: no agent: rules)",
                 path=path,
             )
         with open(path, "rb") as src, open(dest, "wb") as dst:

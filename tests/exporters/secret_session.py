@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import re
+import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
@@ -129,8 +130,14 @@ def write_session(folder: Path, edits: int = 0) -> Path:
 
 
 def _strings(data: bytes) -> list[bytes]:
-    """``data`` and what it may hide a secret in: gzip or zlib streams, base64 runs, JSON strings."""
+    """``data`` and what it may hide a secret in: gzip streams, zip members, base64 runs."""
     out = [data]
+    if data.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                out += [z.read(m) for m in z.namelist()]
+        except (zipfile.BadZipFile, zlib.error):
+            pass
     for magic in (b"\x1f\x8b",):
         at = data.find(magic)
         while at >= 0:
@@ -148,9 +155,9 @@ def _strings(data: bytes) -> list[bytes]:
     return out
 
 
-def leaks(data: bytes, depth: int = 3) -> list[str]:
+def leaks(data: bytes, depth: int = 4) -> list[str]:
     """The planted secrets found anywhere in ``data``, decoded or not (base64 within base64,
-    gzip, JSON and HTML escapes)."""
+    gzip, zip members, JSON and HTML escapes)."""
     found: set[str] = set()
     todo, seen = [data], 0
     for _ in range(depth):

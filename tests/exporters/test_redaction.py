@@ -5,12 +5,14 @@ keeps them (so the search below can find what it looks for)."""
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 
 import orjson
 import pytest
 from click.testing import CliRunner
-from secret_session import SECRETS, leaks, write_session
+from secret_session import DOTENV, ENV_DUMP, SECRETS, leaks, write_session
 from walkback.exporters.bundle.redact import redact_line
 from walkback.exporters.bundle.secrets import SECRET_RULES, entropy
 
@@ -52,6 +54,51 @@ def test_an_export_carries_no_secret_and_reports_what_it_hid(fmt: str, session: 
         and "secret:anthropic 2, secret:aws-access-key 1" in err
         and "secret:github 2" in err
     )
+
+
+INSPECT = (
+    Path(__file__).resolve().parents[3] / "shared" / "corpus" / "inspect" / "log_message_deduplication.eval"
+)
+
+
+@pytest.fixture(scope="module")
+def inspect_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An Inspect ``.eval`` (a zip) whose sample's prompt carries a ``.env`` and an env dump."""
+    if not INSPECT.exists():
+        pytest.skip("the corpus is not beside the project")
+    out = tmp_path_factory.mktemp("inspect") / "leaky.eval"
+    with zipfile.ZipFile(INSPECT) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.startswith("samples/"):
+                doc = json.loads(data)
+                doc["messages"][0]["content"] += "\n" + DOTENV + ENV_DUMP
+                data = json.dumps(doc, indent=2).encode()
+            dst.writestr(info, data, compress_type=info.compress_type)
+    assert set(leaks(out.read_bytes())) >= {"anthropic", "github", "aws-id", "openai", "slack"}
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_an_archive_source_is_redacted_inside(fmt: str, inspect_log: Path, tmp_path: Path) -> None:
+    out = tmp_path / FORMATS[fmt]
+    code, _, err = export(fmt, inspect_log, "-o", out)
+    assert code == 0, err
+    assert leaks(out.read_bytes()) == []
+    assert "redacted " in err and "secret:anthropic" in err
+
+
+def test_a_redacted_archive_still_verifies_and_reads_the_same(inspect_log: Path, tmp_path: Path) -> None:
+    r = CliRunner()
+    r.invoke(cli, ["keygen", "-o", str(tmp_path / "k")], catch_exceptions=False)
+    code, _, err = export("bundle", inspect_log, "-o", tmp_path / "b.json", "--key", tmp_path / "k")
+    assert code == 0, err
+    ok = r.invoke(cli, ["verify", str(tmp_path / "b.json"), "--key", str(tmp_path / "k.pub"), "--json"])
+    assert ok.exit_code == 0, ok.stdout
+    found = orjson.loads(ok.stdout)["redactions"]
+    assert found and all(x["source"].startswith("leaky.eval!samples/") for x in found)
+    shown = [r.invoke(cli, ["show", str(p), "--json"]) for p in (inspect_log, tmp_path / "b.json")]
+    assert [orjson.loads(s.stdout)["events"] for s in shown] == [orjson.loads(shown[0].stdout)["events"]] * 2
 
 
 def test_opting_out_keeps_the_secrets(session: Path, tmp_path: Path) -> None:
