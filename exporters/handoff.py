@@ -49,9 +49,10 @@ class Bundled:
         return f"{who}; Merkle root {m.get('root', '')} over {m.get('treeSize', 0)} lines"
 
 
-def bundled(path: Path, options: dict[str, Any]) -> Bundled:
-    """Bundle the session at ``path`` with ``options`` (key, redaction rules), verify the bundle
-    and import it again.
+def bundled(source: Path | Session, options: dict[str, Any]) -> Bundled:
+    """Bundle the session at ``source`` (or the session itself: one opened from a bundle is
+    bundled again from its carried files, hook journal included) with ``options`` (key, redaction
+    rules), verify the bundle and import it again.
 
     Raises:
         ExportError: the bundle just made does not import again.
@@ -61,8 +62,21 @@ def bundled(path: Path, options: dict[str, Any]) -> Bundled:
     from walkback.exporters.bundle.verify import verify
 
     key = load_private(Path(options["key"])) if options.get("key") else None
+    if isinstance(source, Session):
+        files = source.files()
+        if not files:
+            raise ExportError("the session was not read from files; nothing to hand off")
+        path = files[0]
+    else:
+        path = Path(source)
     with tempfile.TemporaryDirectory(prefix="walkback-handoff-") as tmp:
-        data = BUNDLE.export_source(Path(path), Path(tmp) / "bundle.json", **options).read_bytes()
+        out = Path(tmp) / "bundle.json"
+        made = (
+            BUNDLE.export(source, out, **options)
+            if isinstance(source, Session)
+            else BUNDLE.export_source(path, out, **options)
+        )
+        data = made.read_bytes()
     trust = [TrustedKey(key.public_key(), principals="the key this export was signed with")] if key else None
     v, carried = verify(data, trust=trust, origin=str(path), keep=True)
     if carried is None:

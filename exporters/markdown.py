@@ -18,7 +18,6 @@ from typing import Any
 
 from walkback.exporters.base import Option, atomic_output
 from walkback.exporters.bundle import NO_DEFAULT_REDACTION, REDACT
-from walkback.journal.errors import ExportError
 from walkback.timeline.changes import change_view
 from walkback.timeline.details import Recovery, TestResult, ToolCall, ToolResult
 from walkback.timeline.kinds import KIND_INDEX, PLACEHOLDER
@@ -260,15 +259,15 @@ class MarkdownExporter:
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
-        files = session.files()
-        if not files:
-            raise ExportError("the session was not read from files; nothing to summarise")
-        return self.export_source(files[0], out, **options)
+        return self._write(session, out, options)
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
+        return self._write(Path(path), out, options)
+
+    def _write(self, source: Path | Session, out: Path, options: dict[str, Any]) -> Path:
         from walkback.exporters.handoff import bundled
 
-        b = bundled(Path(path), {k: v for k, v in options.items() if k != "html"})
+        b = bundled(source, {k: v for k, v in options.items() if k != "html"})
         replay = Path(options.get("html") or "review.html").name
         text = summary_markdown(b.session, b.line(), replay)
         with atomic_output(Path(out)) as f:

@@ -36,12 +36,15 @@ def redacted(
         yield session, []
         return
     file, part = split_part(entry) if entry is not None else (None, None)
-    root, names = layout(files, file)
+    sources = Sources.of(session, rules)
+    root, names = layout(files, file, sources.hooks)
     start = file.resolve() if file is not None else files[0].resolve()
     with tempfile.TemporaryDirectory(prefix="walkback-redacted-") as tmp:
-        found = _snapshot(Sources.of(session, rules), names, Path(tmp), rules)
+        found = _snapshot(sources, names, Path(tmp), rules)
         if not found:
             yield session, []
             return
         name = start.relative_to(root).as_posix() if start != root else "."
-        yield load(str(Path(tmp) / name) + (f"#{part}" if part else ""), measure=measure), found
+        # the redacted hook journal beside the redacted transcript, not the one it was read from
+        hooks = Path(tmp) / sources.hooks.resolve().relative_to(root) if sources.hooks is not None else False
+        yield load(str(Path(tmp) / name) + (f"#{part}" if part else ""), measure=measure, hooked=hooks), found

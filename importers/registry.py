@@ -117,12 +117,13 @@ def load_chunks(
     chunk: int = CHUNK,
     progress: object = None,
     measure: bool = False,
-    hooked: bool = True,
+    hooked: bool | Path = True,
 ) -> Generator[Session, None, None]:
     """Detect and read ``path``, yielding the growing session after every chunk and, last, the
     complete one (a viewer shows a big session before it is read to the end), with its hook journal
-    merged in when it was hooked (:mod:`.hooked`; ``hooked=False``: the files at ``path`` alone, as
-    a signed bundle carries and verifies them). ``measure``: have the importer record models,
+    merged in when it was hooked (:mod:`.hooked`: looked for under ``$WALKBACK_HOME/hooks``, or
+    under the folder ``hooked`` names, as a signed bundle carries it; ``hooked=False``: the files at
+    ``path`` alone). ``measure``: have the importer record models,
     tokens and file hashes if it can (``timeline.measures``: exports)."""
     p, part = split_part(path)
     imp = detect(p)
@@ -133,7 +134,8 @@ def load_chunks(
         if callable(progress):
             progress(len(s))
         yield s
-    yield merge(b.finish()) if hooked else b.finish()
+    s = b.finish()
+    yield s if hooked is False else merge(s, None if hooked is True else hooked)
 
 
 def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
@@ -151,7 +153,9 @@ def extend(session: Session, *, chunk: int = CHUNK) -> Session | None:
     return b.finish()
 
 
-def load(path: str | Path, *, progress: object = None, measure: bool = False, hooked: bool = True) -> Session:
+def load(
+    path: str | Path, *, progress: object = None, measure: bool = False, hooked: bool | Path = True
+) -> Session:
     """Detect the format of ``path`` and import it whole (``measure``, ``hooked``: :func:`load_chunks`)."""
     *_, session = load_chunks(path, progress=progress, measure=measure, hooked=hooked)
     return session

@@ -69,9 +69,9 @@ class BundleExporter:
         if detect(path).name == "bundle":  # its session holds the extracted files: kept while bundling
             return self.export(load(path), out, **options)
         file, part = split_part(path)
-        # the files at ``path`` alone: what verify imports again (a hook journal is not carried yet)
-        alone = load(path, hooked=False)
-        return self._write(lambda rules: Sources.of(alone, rules), out, file, part, options)
+        # the files at ``path`` and its hook journal, if hooked: what verify imports again
+        session = load(path)
+        return self._write(lambda rules: Sources.of(session, rules), out, file, part, options)
 
     def _write(
         self,

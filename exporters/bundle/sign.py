@@ -35,11 +35,16 @@ from .redact import redact_line as _redact_line
 from .statement import facts, statement
 
 
-def layout(files: list[Path], entry: Path | None = None) -> tuple[Path, dict[Path, str]]:
-    """The folder the sources share and each file's name in the bundle (a relative POSIX path)."""
+def layout(
+    files: list[Path], entry: Path | None = None, hooks: Path | None = None
+) -> tuple[Path, dict[Path, str]]:
+    """The folder the sources share (and the hooks folder, when a hook journal is among them) and
+    each file's name in the bundle (a relative POSIX path)."""
     resolved = [f.resolve() for f in files]
-    anchors = [p.parent for p in resolved] + (
-        [entry.resolve()] if entry is not None and entry.is_dir() else []
+    anchors = (
+        [p.parent for p in resolved]
+        + ([entry.resolve()] if entry is not None and entry.is_dir() else [])
+        + ([hooks.resolve()] if hooks is not None else [])
     )
     root = Path(os.path.commonpath(anchors)) if anchors else Path(".")
     return root, {p: p.relative_to(root).as_posix() for p in resolved}
@@ -55,6 +60,8 @@ class Sources:
     """The files whose records are lines (only those can be redacted)."""
     owners: dict[tuple[Path, int], str]
     """``(file, line) -> agent`` for the agents ``agent:`` rules name."""
+    hooks: Path | None = None
+    """The hooks folder its hook journal was found in (``<hooks>/<agent>/<session>/``), if hooked."""
 
     @classmethod
     def of(cls, session: Session, rules: list[Rule]) -> Sources:
@@ -62,6 +69,7 @@ class Sources:
             files=session.files(),
             line_based=frozenset(s.path.resolve() for s in session.sources if s.byte_addressed),
             owners=_agent_lines(session, {r.agent for r in rules if r.kind == "agent"}),
+            hooks=session.hooked.journal.parents[2] if session.hooked is not None else None,
         )
 
 
@@ -88,15 +96,17 @@ def write_bundle(
     files = sources.files
     if not files:
         raise ExportError("the session was not read from files; nothing to bundle")
-    root, names = layout(files, entry)
+    root, names = layout(files, entry, sources.hooks)
     start = entry.resolve() if entry is not None else files[0].resolve()
     entry_name = start.relative_to(root).as_posix() if start != root else "."
+    hooks = sources.hooks.resolve().relative_to(root).as_posix() if sources.hooks is not None else None
     with tempfile.TemporaryDirectory(prefix="walkback-bundle-") as tmp:
         snap = Path(tmp)
         redactions = _snapshot(sources, names, snap, list(rules))
         if on_redactions is not None:
             on_redactions(redactions)
-        copy = load(str(snap / entry_name) + (f"#{part}" if part else ""), hooked=False)
+        address = str(snap / entry_name) + (f"#{part}" if part else "")
+        copy = load(address, hooked=snap / hooks if hooks is not None else False)
         read = {p.resolve().relative_to(snap.resolve()).as_posix() for p in copy.files()}
         if read != set(names.values()):
             lost = sorted(set(names.values()) - read)
@@ -120,6 +130,7 @@ def write_bundle(
                     facts=derived,
                     entry=entry_name,
                     part=part,
+                    hooks=hooks,
                     merkle=merkle_claim(head, len(hashes) // merkle.HASH, size, blocks),
                     heads=[chain_head(c.leaves.last) for c in carried],
                     redactions=redactions,

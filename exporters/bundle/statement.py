@@ -150,12 +150,14 @@ def statement(
     facts: dict[str, bytes],
     entry: str,
     part: str | None,
+    hooks: str | None,
     merkle: dict[str, Any],
     heads: list[str | None],
     redactions: list[dict[str, Any]],
     version: str,
 ) -> dict[str, Any]:
-    """The Statement: one subject per carried file, and the predicate."""
+    """The Statement: one subject per carried file, and the predicate (``hooks``: the carried
+    folder the hook journal of a hooked session is found in, docs/bundle.md)."""
     return {
         "_type": STATEMENT_TYPE,
         "subject": [{"name": c.name, "digest": {"sha256": c.sha256}} for c in carried],
@@ -165,6 +167,7 @@ def statement(
             "createdAt": export_time().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "entry": entry,
             "part": part,
+            **({"hooks": hooks} if hooks is not None else {}),
             "sources": [
                 {"name": c.name, "size": c.size, "lines": c.leaves.count, "head": h}
                 for c, h in zip(carried, heads, strict=True)

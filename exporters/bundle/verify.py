@@ -614,9 +614,14 @@ def _reimport(
     if entry != ".":
         container.check_name(entry)
     part = pred.get("part")
+    hooks = pred.get("hooks")
+    if hooks is not None:
+        if not isinstance(hooks, str):
+            raise _Bad("the predicate's hooks is not a folder name")
+        container.check_name(hooks)
     try:
         address = str(root / entry) + (f"#{part}" if isinstance(part, str) and part else "")
-        session = load(address, hooked=False)
+        session = load(address, hooked=root / hooks if hooks is not None else False)
     except WalkbackError as e:
         v.checks.append(Check("import", False, f"walkback cannot import the carried files: {e.message}"))
         return None

@@ -13,7 +13,6 @@ from typing import Any
 
 from walkback.exporters.base import Option, atomic_output
 from walkback.exporters.bundle import NO_DEFAULT_REDACTION, REDACT
-from walkback.journal.errors import ExportError
 from walkback.timeline.session import Session
 
 __all__ = ["EXPORTER", "HtmlExporter"]
@@ -39,20 +38,20 @@ class HtmlExporter:
     )
 
     def export(self, session: Session, out: Path, **options: Any) -> Path:
-        files = session.files()
-        if not files:
-            raise ExportError("the session was not read from files; nothing to replay")
-        return self.export_source(files[0], out, **options)
+        return self._write(session, out, options)
 
     def export_source(self, path: Path, out: Path, **options: Any) -> Path:
-        """Bundle the session at ``path``, verify and re-import the bundle, render the page from it."""
+        return self._write(Path(path), out, options)
+
+    def _write(self, source: Path | Session, out: Path, options: dict[str, Any]) -> Path:
+        """Bundle the session, verify and re-import the bundle, render the page from it."""
         from walkback.exporters.handoff import bundled
 
         from .page import page
         from .seal import seal
         from .view import view_data
 
-        b = bundled(Path(path), options)
+        b = bundled(source, options)
         s = b.session
         checks = b.checks()
         head = {

@@ -91,9 +91,10 @@ class Hooked:
         return {"journal": str(self.journal), "linked_calls": self.linked, "mismatches": self.mismatches}
 
 
-def merge(session: Session) -> Session:
-    """``session`` with its hook journal merged in (unchanged when it has none; see the module)."""
-    path = journal_for(session)
+def merge(session: Session, root: Path | None = None) -> Session:
+    """``session`` with its hook journal merged in (unchanged when it has none; see the module),
+    looked for under the hooks folder ``root`` (default ``$WALKBACK_HOME/hooks``)."""
+    path = journal_for(session, root)
     if path is None or session.hooked is not None:
         return session
     m = _Merger(session, path)

@@ -6,6 +6,7 @@ writer in the contract's shape (``hookjournal_helpers``)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from pathlib import Path
@@ -213,7 +214,8 @@ def test_gemini_calls_are_joined_by_their_input_when_the_hook_had_no_id(tmp_path
 
 def test_exports_of_a_hooked_session(tmp_path: Path, home: Path) -> None:
     """CSV carries the merged session (hashes the transcript does not have); a signed bundle carries
-    the transcript alone, as verify imports it again (the hook journal is not carried in bundles yet)."""
+    the transcript and its hook journal, and verify merges them again from what it carries, on a
+    machine without the hook journal; the replay made from it shows the journal's hashes."""
     ws = tmp_path / "ws"
     make_repo(ws, {"a.py": b"x=1\n"})
     t = Transcript(tmp_path / "t.jsonl", ws)
@@ -237,3 +239,14 @@ def test_exports_of_a_hooked_session(tmp_path: Path, home: Path) -> None:
     assert r.exit_code == 0, r.output
     v = runner.invoke(cli, ["verify", str(out), "--key", str(key) + ".pub", "--json"])
     assert v.exit_code == 0, v.output
+    predicate = json.loads(base64.b64decode(json.loads(out.read_bytes())["payload"]))["predicate"]
+    names = [x["name"] for x in predicate["sources"]]
+    assert names == ["t.jsonl", f"wbhome/hooks/claude-code/{t.session}/journal.jsonl"]
+    assert predicate["hooks"] == "wbhome/hooks"
+    shutil.rmtree(home)  # the reviewer's machine: no hook journal but the one the bundle carries
+    again = runner.invoke(cli, ["verify", str(out), "--key", str(key) + ".pub"])
+    assert again.exit_code == 0, again.output
+    shown = runner.invoke(cli, ["show", str(out), "--json"])
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["hooked"]["linked_calls"] == 1, shown.output
+    assert runner.invoke(cli, ["export", "markdown", str(out), "-o", str(tmp_path / "s.md")]).exit_code == 0
+    assert h(b"x=2\n")[:12] in (tmp_path / "s.md").read_text(), "the post hash the hook observed"
