@@ -67,6 +67,13 @@ class Verification:
         return next((c for c in self.checks if not c.ok and c.at), None)
 
     @property
+    def in_archives(self) -> list[dict[str, Any]]:
+        """The redactions inside a carried archive's members (``ARTIFACT!MEMBER``): the tree is over
+        the rewritten archive, so their original leaves are listed, not in the signed tree."""
+        names = {s.get("name") for s in self.predicate.get("sources", []) if isinstance(s, dict)}
+        return [r for r in self.redactions if r["source"] not in names]
+
+    @property
     def unsigned(self) -> bool:
         """No signature at all (as opposed to one that does not verify)."""
         return any(
@@ -292,16 +299,7 @@ def _checks(
     carried = _artifacts(v, opened, arts, stmt["subject"])
     hashes = _merkle(v, pred, carried, stmt["subject"])
     if v.redactions:
-        where = ", ".join(f"{r['source']}:{r['line']}" for r in v.redactions[:5])
-        more = f" and {len(v.redactions) - 5} more" if len(v.redactions) > 5 else ""
-        add(
-            Check(
-                "redactions",
-                True,
-                f"{len(v.redactions)} line(s) carried redacted ({where}{more}); "
-                "their original leaves are in the signed tree",
-            )
-        )
+        add(Check("redactions", True, _redactions_line(v)))
     for line in reveal:
         _reveal(v, pred, hashes, stmt["subject"], line)
     if any(not c.ok for c in v.checks if c.name in ("artifacts",)) or len(carried) != len(stmt["subject"]):
@@ -553,6 +551,23 @@ def _line_of(leaf: int, carried: list[container.Carried]) -> str | None:
             return f"{c.name}:{leaf + 1}"
         leaf -= c.leaves.count
     return f"{carried[-1].name}:{carried[-1].leaves.count + 1}" if carried else None
+
+
+def _redactions_line(v: Verification) -> str:
+    """Where the redacted lines are, and what their leaves prove."""
+    inner = v.in_archives
+    inside = {id(r) for r in inner}
+    lines = [r for r in v.redactions if id(r) not in inside]
+    parts = []
+    for group, proof in (
+        (lines, "original leaves in the signed tree"),
+        (inner, "inside rewritten archives: original leaves listed, not in the tree"),
+    ):
+        if group:
+            where = ", ".join(f"{r['source']}:{r['line']}" for r in group[:5])
+            more = f" and {len(group) - 5} more" if len(group) > 5 else ""
+            parts.append(f"{len(group)} line(s) carried redacted ({where}{more}); {proof}")
+    return "; ".join(parts)
 
 
 def _reveal(

@@ -95,6 +95,7 @@ class PdfExporter:
             merkle_size=int(merkle.get("treeSize", 0) or 0),
             checks=[(c.name, c.ok, c.reason) for c in v.checks],
             redactions=v.redactions,
+            in_archives=len(v.in_archives),
             created=created.strftime("%Y-%m-%dT%H:%M:%SZ"),
         )
         report = build(

@@ -50,6 +50,8 @@ class Evidence:
     merkle_size: int
     checks: list[tuple[str, bool, str]]
     redactions: list[dict[str, Any]]
+    in_archives: int
+    """How many of ``redactions`` are inside an archive's members (their leaves are not in the tree)."""
     created: str
 
 

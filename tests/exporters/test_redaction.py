@@ -97,6 +97,9 @@ def test_a_redacted_archive_still_verifies_and_reads_the_same(inspect_log: Path,
     assert ok.exit_code == 0, ok.stdout
     found = orjson.loads(ok.stdout)["redactions"]
     assert found and all(x["source"].startswith("leaky.eval!samples/") for x in found)
+    said = r.invoke(cli, ["verify", str(tmp_path / "b.json"), "--key", str(tmp_path / "k.pub")]).stdout
+    assert "inside rewritten archives: original leaves listed, not in the tree" in said
+    assert "in the signed tree" not in said  # no line of this bundle has its original leaf in the tree
     shown = [r.invoke(cli, ["show", str(p), "--json"]) for p in (inspect_log, tmp_path / "b.json")]
     assert [orjson.loads(s.stdout)["events"] for s in shown] == [orjson.loads(shown[0].stdout)["events"]] * 2
 
@@ -132,6 +135,16 @@ def test_the_report_lists_what_was_redacted(session: Path, tmp_path: Path) -> No
     text = "".join(p.extract_text() for p in PdfReader(tmp_path / "r.pdf").pages)
     section = "".join(text[text.index("are carried redacted.") :].split())  # table cells wrap
     assert "secret:private-key" in section and "secret:env-assignment" in section
+    assert "inside an archive" not in text  # no archive among these sources
+
+
+def test_the_report_says_what_an_archive_redaction_proves(inspect_log: Path, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    code, _, err = export("pdf", inspect_log, "-o", tmp_path / "r.pdf")
+    assert code == 0, err
+    text = " ".join(" ".join(p.extract_text() for p in PdfReader(tmp_path / "r.pdf").pages).split())
+    assert "inside an archive's members" in text and "check it, not prove it" in text
 
 
 @pytest.mark.parametrize(
