@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import os
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -151,6 +152,33 @@ def test_a_full_collection_at_least_every_so_often(
     seen.clear()
     collector.tick()
     assert 2 not in seen  # the clock starts again from that collection
+
+
+def test_the_last_tabs_closed_are_collected_at_the_next_tick(collector: Collections, seen: list[int]) -> None:
+    for _ in range(tuning.FULL_AFTER_DELETED - 1):
+        collector.client_deleted()
+    assert 2 not in seen
+    collector.tick()
+    assert seen.count(2) == 1
+    collector.tick()
+    assert seen.count(2) == 1  # nothing deleted since
+
+
+def _rss() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(tuning._MALLOC_TRIM is None, reason="glibc's malloc_trim")
+def test_freed_pages_between_survivors_go_back_to_the_system() -> None:
+    blocks = [bytearray(4000) for _ in range(50_000)]  # 200 MB from the C heap (past pymalloc's 512 B)
+    before = _rss()
+    kept = blocks[::50]  # a survivor every 200 KB: the heap cannot shrink from its top
+    del blocks
+    still = _rss()
+    tuning.give_back_free_pages()
+    after = _rss()
+    assert len(kept) == 1000
+    assert still > before - 50e6 and after < still - 100e6, (before, still, after)
 
 
 def test_escaping_by_replace_gives_what_nicegui_translate_gives() -> None:

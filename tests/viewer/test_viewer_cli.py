@@ -114,6 +114,15 @@ def test_serves_the_session_on_loopback_without_a_token(tmp_path: Path) -> None:
         assert listening and all(addr[0] == "127.0.0.1" for addr in listening)
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="the C allocator's pages are given back on glibc")
+def test_the_server_runs_on_the_c_allocator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTHONMALLOC", raising=False)
+    with viewer_process(str(build_run(tmp_path).dir), "--port", str(free_port())) as (proc, _):
+        environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+    assert b"PYTHONMALLOC=malloc" in environ  # walkback.viewer.tuning: what closed tabs freed goes back
+    assert CliRunner().invoke(cli, ["view", str(tmp_path / "nope")]).exit_code == 2  # in-process: no exec
+
+
 def test_other_hosts_need_the_printed_token(tmp_path: Path) -> None:
     run = build_run(tmp_path)
     port = free_port()
