@@ -19,9 +19,56 @@ from walkback.journal.manifest import manifest
 
 from ..gitutil import git, head, write_tree
 
+ASK_GIT = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+)
+"""Environment variables that change where git finds a repository: with one set, git is asked."""
+
 
 def repo_of(cwd: str) -> tuple[Path, Path] | None:
-    """The repository's top folder and its git dir, when ``cwd`` is inside a work tree."""
+    """The repository's top folder and its git dir, when ``cwd`` is inside a work tree.
+
+    Found as git finds it, by the first ``.git`` (a folder, or a file naming one: a worktree, a
+    submodule) from ``cwd`` upwards: a git process less per shell hook. git itself is asked
+    whenever its answer could differ: a discovery variable set, a config that moves the work tree
+    or says bare, a repository of another owner (``safe.directory``), ``cwd`` inside a git dir.
+    """
+    if any(k in os.environ for k in ASK_GIT):
+        return _ask_git(cwd)
+    here = Path(cwd).resolve()
+    for top in (here, *here.parents):
+        gitdir = _gitdir(top / ".git")
+        if gitdir is None:
+            continue
+        try:
+            own = gitdir.stat().st_uid == os.geteuid()
+            config = (gitdir / "config").read_text(errors="replace") if (gitdir / "config").exists() else ""
+        except OSError:
+            return _ask_git(cwd)
+        if not own or "worktree" in config or "bare = true" in config or here.is_relative_to(gitdir):
+            return _ask_git(cwd)
+        return top, gitdir
+    return None
+
+
+def _gitdir(dot: Path) -> Path | None:
+    """The git dir a ``.git`` entry stands for (None when it is neither a git dir nor a link to one)."""
+    if dot.is_file():
+        try:
+            line = dot.read_text(errors="replace").strip()
+        except OSError:
+            return None
+        if not line.startswith("gitdir: "):
+            return None
+        dot = (dot.parent / line[len("gitdir: ") :]).resolve()
+    return dot if (dot / "HEAD").is_file() else None
+
+
+def _ask_git(cwd: str) -> tuple[Path, Path] | None:
     p = subprocess.run(
         ["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd=cwd, capture_output=True, text=True
     )
